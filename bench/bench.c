@@ -1,0 +1,390 @@
+/* `clperm bench`: runs clperm's primitives on the selected devices and measures, in the same run
+ * and at the same sizes, each device's copy and random-gather rates as the bounds every figure is
+ * compared with. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+#define MAX_DEVICES 32
+#define MAX_ROWS 4096
+
+typedef struct bench_opts {
+    const char *devices[MAX_DEVICES];
+    int ndevices;
+    uint64_t sizes[BENCH_MAX_SIZES];
+    int nsizes;
+    bench_timing timing;
+    int json, verify, host;
+    const char *plot_dir;
+    const char *ops;
+    bench_set sets[BENCH_MAX_SETS];
+    int nsets;
+} bench_opts;
+
+/* A measured variant of an operation. */
+typedef struct bench_case {
+    const char *op;
+    clperm_type type;
+    int algorithm;
+    const char *variant;
+} bench_case;
+
+static const bench_case cases[] = {
+    {"scan_exclusive", CLPERM_TYPE_U32, 2, "lookback"},
+    {"scan_exclusive", CLPERM_TYPE_U32, 1, "reduce-then-scan"},
+    {"scan_exclusive", CLPERM_TYPE_U64, 2, "lookback"},
+    {"scan_exclusive", CLPERM_TYPE_U64, 1, "reduce-then-scan"},
+    {"scan_inclusive", CLPERM_TYPE_U32, 0, "default"},
+    {"reduce_sum", CLPERM_TYPE_U32, 0, "default"},
+    {"reduce_sum", CLPERM_TYPE_U64, 0, "default"},
+};
+
+static void usage(FILE *f) {
+    fputs("usage: clperm bench [options]\n"
+          "\n"
+          "Runs clperm's primitives on every OpenCL device (or those chosen with --device) and\n"
+          "prints the median time of repeated runs after warm-up, with each device's copy and\n"
+          "random-gather rates (64-bit items) measured at the same sizes in the same run.\n"
+          "Progress goes to stderr; results to stdout.\n"
+          "\n"
+          "options:\n"
+          "  --device SEL      a device: index from `clperm devices`, or text in the platform or\n"
+          "                    device name (\"NVIDIA\", \"Portable:pthread\"); repeatable. Default: all.\n"
+          "  --sizes LIST      comma-separated sizes in items; 2^K and 2^K+C are understood.\n"
+          "                    Default: 2^10,2^14,2^18,2^22,2^24 (about a minute on a 2-core CPU).\n"
+          "  --full            sizes 2^10 .. 2^28, every second power of two, and 2^28 itself.\n"
+          "  --ops LIST        only these operations: scan_exclusive, scan_inclusive, reduce_sum\n"
+          "                    (copy and gather bounds always run).\n"
+          "  --reps N          timed runs per figure (default 7); --warmup N runs before (default 2).\n"
+          "  --set NAME=VALUE  set a tunable on every device: scan_algorithm, sg_impl, sg_width,\n"
+          "                    scan_wg_size, scan_items, disk_cache (see clperm.h).\n"
+          "  --no-host         skip the host's single-thread reference rows.\n"
+          "  --no-verify       do not check each result against a host scan.\n"
+          "  --json            one JSON object per line instead of the table.\n"
+          "  --plot DIR        also draw PNG figures of throughput against size into DIR (gnuplot).\n"
+          "  -h, --help        this text.\n",
+          f);
+}
+
+static int parse_size(const char *s, uint64_t *out) {
+    char *end;
+    if (strncmp(s, "2^", 2) == 0) {
+        unsigned long k = strtoul(s + 2, &end, 10);
+        if (end == s + 2 || k > 62) return -1;
+        uint64_t v = 1ull << k;
+        if (*end == '+' || *end == '-') {
+            char sign = *end;
+            const char *c = end + 1;
+            unsigned long long d = strtoull(c, &end, 10);
+            if (end == c) return -1;
+            v = sign == '+' ? v + d : v - d;
+        }
+        if (*end) return -1;
+        *out = v;
+        return 0;
+    }
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || *end) return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_sizes(const char *list, bench_opts *o) {
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", list);
+    o->nsizes = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (o->nsizes == BENCH_MAX_SIZES || parse_size(tok, &o->sizes[o->nsizes]) != 0) return -1;
+        o->nsizes++;
+    }
+    return o->nsizes ? 0 : -1;
+}
+
+static int parse_set(const char *s, bench_opts *o) {
+    static const struct {
+        const char *name;
+        clperm_param param;
+    } names[] = {{"scan_algorithm", CLPERM_PARAM_SCAN_ALGORITHM}, {"sg_impl", CLPERM_PARAM_SG_IMPL},
+                 {"sg_width", CLPERM_PARAM_SG_WIDTH},             {"scan_wg_size", CLPERM_PARAM_SCAN_WG_SIZE},
+                 {"scan_items", CLPERM_PARAM_SCAN_ITEMS},         {"disk_cache", CLPERM_PARAM_DISK_CACHE}};
+    const char *eq = strchr(s, '=');
+    if (!eq || o->nsets == BENCH_MAX_SETS) return -1;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i].name) == (size_t)(eq - s) && strncmp(s, names[i].name, (size_t)(eq - s)) == 0) {
+            o->sets[o->nsets].param = names[i].param;
+            o->sets[o->nsets].value = atoi(eq + 1);
+            o->nsets++;
+            return 0;
+        }
+    return -1;
+}
+
+static int parse_args(int argc, char **argv, bench_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->timing.reps = 7;
+    o->timing.warmup = 2;
+    o->verify = 1;
+    o->host = 1;
+    parse_sizes("2^10,2^14,2^18,2^22,2^24", o);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            exit(0);
+        } else if (!strcmp(a, "--device") && v) {
+            if (o->ndevices == MAX_DEVICES) return -1;
+            o->devices[o->ndevices++] = v;
+            i++;
+        } else if (!strcmp(a, "--sizes") && v) {
+            if (parse_sizes(v, o) != 0) {
+                fprintf(stderr, "clperm bench: cannot read sizes \"%s\"\n", v);
+                return -1;
+            }
+            i++;
+        } else if (!strcmp(a, "--full")) {
+            parse_sizes("2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28", o);
+        } else if (!strcmp(a, "--ops") && v) {
+            o->ops = v;
+            i++;
+        } else if (!strcmp(a, "--reps") && v) {
+            o->timing.reps = atoi(v);
+            i++;
+        } else if (!strcmp(a, "--warmup") && v) {
+            o->timing.warmup = atoi(v);
+            i++;
+        } else if (!strcmp(a, "--set") && v) {
+            if (parse_set(v, o) != 0) {
+                fprintf(stderr, "clperm bench: cannot read --set \"%s\"\n", v);
+                return -1;
+            }
+            i++;
+        } else if (!strcmp(a, "--plot") && v) {
+            o->plot_dir = v;
+            i++;
+        } else if (!strcmp(a, "--json")) {
+            o->json = 1;
+        } else if (!strcmp(a, "--no-verify")) {
+            o->verify = 0;
+        } else if (!strcmp(a, "--no-host")) {
+            o->host = 0;
+        } else {
+            fprintf(stderr, "clperm bench: unknown or incomplete option \"%s\"\n\n", a);
+            usage(stderr);
+            return -1;
+        }
+    }
+    if (o->timing.reps < 1 || o->timing.reps > 256 || o->timing.warmup < 0) {
+        fprintf(stderr, "clperm bench: --reps must be 1..256 and --warmup at least 0\n");
+        return -1;
+    }
+    return 0;
+}
+
+static int op_selected(const bench_opts *o, const char *op) {
+    if (!o->ops) return 1;
+    const char *p = o->ops;
+    size_t n = strlen(op);
+    while ((p = strstr(p, op)) != NULL) {
+        if ((p == o->ops || p[-1] == ',') && (p[n] == ',' || p[n] == 0)) return 1;
+        p += n;
+    }
+    return 0;
+}
+
+static void json_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void json_number(FILE *f, double v) {
+    if (v > 0 && isfinite(v))
+        fprintf(f, "%.6g", v);
+    else
+        fputs("null", f);
+}
+
+static void print_row(const bench_opts *o, const bench_row *r) {
+    if (o->json) {
+        printf("{\"op\":");
+        json_string(stdout, r->op);
+        printf(",\"variant\":");
+        json_string(stdout, r->variant);
+        printf(",\"type\":");
+        json_string(stdout, r->type);
+        printf(",\"platform\":");
+        json_string(stdout, r->platform);
+        printf(",\"device\":");
+        json_string(stdout, r->device);
+        printf(",\"driver\":");
+        json_string(stdout, r->driver);
+        printf(",\"n\":%llu,\"elem_bytes\":%d,\"seconds\":", (unsigned long long)r->n, r->elem_bytes);
+        json_number(stdout, r->seconds);
+        printf(",\"items_per_s\":");
+        json_number(stdout, r->items_per_s);
+        printf(",\"bytes_per_s\":");
+        json_number(stdout, r->bytes_per_s);
+        printf(",\"copy_items_per_s\":");
+        json_number(stdout, r->copy_items_per_s);
+        printf(",\"copy_bytes_per_s\":");
+        json_number(stdout, r->copy_bytes_per_s);
+        printf(",\"gather_items_per_s\":");
+        json_number(stdout, r->gather_items_per_s);
+        printf(",\"extra_bytes\":%llu}\n", (unsigned long long)r->extra_bytes);
+    } else {
+        char pct[16] = "";
+        if (r->copy_bytes_per_s > 0) snprintf(pct, sizeof pct, "%5.1f%%", 100.0 * r->bytes_per_s / r->copy_bytes_per_s);
+        printf("%-28.28s %-15s %-17s %-4s %12llu %11.4f %10.3f %9.2f %7s\n", r->device, r->op, r->variant,
+               r->type, (unsigned long long)r->n, r->seconds * 1e3, r->items_per_s * 1e-9, r->bytes_per_s * 1e-9, pct);
+    }
+    fflush(stdout);
+}
+
+static void print_header(const bench_opts *o) {
+    if (o->json) return;
+    printf("%-28s %-15s %-17s %-4s %12s %11s %10s %9s %7s\n", "device", "op", "variant", "type", "n",
+           "median ms", "G items/s", "GB/s", "of copy");
+}
+
+static bench_row *add_row(bench_row *rows, size_t *nrows, const clperm_profile *p, const char *op,
+                          const char *variant, const char *type, uint64_t n, int elem_bytes, double seconds,
+                          double bytes_per_item) {
+    if (*nrows == MAX_ROWS) return NULL;
+    bench_row *r = &rows[(*nrows)++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->op, sizeof r->op, "%s", op);
+    snprintf(r->variant, sizeof r->variant, "%s", variant);
+    snprintf(r->type, sizeof r->type, "%s", type);
+    snprintf(r->platform, sizeof r->platform, "%s", p ? p->platform_name : "host");
+    snprintf(r->device, sizeof r->device, "%s", p ? p->device_name : "host CPU, 1 thread");
+    snprintf(r->driver, sizeof r->driver, "%s", p ? p->driver_version : "");
+    r->n = n;
+    r->elem_bytes = elem_bytes;
+    r->seconds = seconds;
+    r->items_per_s = seconds > 0 ? (double)n / seconds : 0;
+    r->bytes_per_s = r->items_per_s * bytes_per_item;
+    return r;
+}
+
+static void bench_device(const bench_opts *o, const char *selector, int index, int count, bench_row *rows,
+                         size_t *nrows) {
+    char err[256] = "";
+    bench_dev *d = bench_dev_open(selector, o->sets, o->nsets, err, sizeof err);
+    if (!d) {
+        fprintf(stderr, "clperm bench: device %s: %s\n", selector, err);
+        return;
+    }
+    const clperm_profile *p = bench_dev_profile(d);
+    fprintf(stderr, "[%d/%d] %s / %s (%s)\n", index + 1, count, p->platform_name, p->device_name, p->driver_version);
+    for (int s = 0; s < o->nsizes; s++) {
+        uint64_t n = o->sizes[s];
+        if (n == 0) continue;
+        fprintf(stderr, "  n = %llu: bounds", (unsigned long long)n);
+        if (bench_dev_prepare(d, n, err, sizeof err) != 0) {
+            fprintf(stderr, " skipped: %s\n", err);
+            continue;
+        }
+        double tc = bench_copy(d, n, &o->timing, err, sizeof err);
+        double tg = tc > 0 ? bench_gather(d, n, &o->timing, err, sizeof err) : -1;
+        if (tc <= 0 || tg <= 0) {
+            fprintf(stderr, " failed: %s\n", err);
+            continue;
+        }
+        bench_row *rc = add_row(rows, nrows, p, "copy", "bound", "u64", n, 8, tc, 16);
+        bench_row *rg = add_row(rows, nrows, p, "gather", "bound", "u64", n, 8, tg, 20);
+        if (!rc || !rg) break;
+        double copy_items = rc->items_per_s, copy_bytes = rc->bytes_per_s, gather_items = rg->items_per_s;
+        for (bench_row *r = rc; r <= rg; r++) {
+            r->copy_items_per_s = copy_items;
+            r->copy_bytes_per_s = copy_bytes;
+            r->gather_items_per_s = gather_items;
+            print_row(o, r);
+        }
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            const bench_case *bc = &cases[c];
+            if (!op_selected(o, bc->op)) continue;
+            const char *tname = bc->type == CLPERM_TYPE_U64 ? "u64" : "u32";
+            fprintf(stderr, ", %s %s %s", bc->op, tname, bc->variant);
+            uint64_t extra = 0;
+            double t = bench_scan(d, bc->op, bc->type, bc->algorithm, n, &o->timing, o->verify, &extra, err,
+                                  sizeof err);
+            if (t < 0) {
+                fprintf(stderr, " FAILED: %s\n  ", err);
+                continue;
+            }
+            int es = (int)clperm_type_size(bc->type);
+            double bytes = strcmp(bc->op, "reduce_sum") == 0 ? es : 2.0 * es;
+            bench_row *r = add_row(rows, nrows, p, bc->op, bc->variant, tname, n, es, t, bytes);
+            if (!r) break;
+            r->copy_items_per_s = copy_items;
+            r->copy_bytes_per_s = copy_bytes;
+            r->gather_items_per_s = gather_items;
+            r->extra_bytes = extra;
+            print_row(o, r);
+        }
+        fprintf(stderr, "\n");
+    }
+    bench_dev_close(d);
+}
+
+int bench_main(int argc, char **argv) {
+    bench_opts o;
+    if (parse_args(argc, argv, &o) != 0) return 2;
+    bench_row *rows = calloc(MAX_ROWS, sizeof *rows);
+    if (!rows) return 1;
+    size_t nrows = 0;
+    char sel[32];
+    int count = o.ndevices;
+    if (!count) {
+        size_t n = 0;
+        clperm_status st = clperm_device_count(&n);
+        if (st != CLPERM_SUCCESS || n == 0) {
+            fprintf(stderr, "clperm bench: no OpenCL device (%s)\n", clperm_status_string(st ? st : CLPERM_ERROR_NO_DEVICE));
+            free(rows);
+            return 1;
+        }
+        count = (int)(n > MAX_DEVICES ? MAX_DEVICES : n);
+    }
+    print_header(&o);
+    for (int i = 0; i < count; i++) {
+        const char *selector = o.devices[i];
+        if (!o.ndevices) {
+            snprintf(sel, sizeof sel, "%d", i);
+            selector = sel;
+        }
+        bench_device(&o, selector, i, count, rows, &nrows);
+    }
+    if (o.host && op_selected(&o, "scan_exclusive")) {
+        fprintf(stderr, "host: single-thread exclusive scan of u32\n");
+        for (int s = 0; s < o.nsizes; s++) {
+            double t = bench_host_scan(o.sizes[s], &o.timing);
+            if (t <= 0) continue;
+            bench_row *r = add_row(rows, &nrows, NULL, "scan_exclusive", "host-serial", "u32", o.sizes[s], 4, t, 8);
+            if (r) print_row(&o, r);
+        }
+    }
+    int rc = 0;
+    if (o.plot_dir) {
+        char err[256] = "";
+        if (bench_plot(o.plot_dir, rows, nrows, err, sizeof err) != 0) {
+            fprintf(stderr, "clperm bench: --plot: %s\n", err);
+            rc = 1;
+        } else {
+            fprintf(stderr, "figures written to %s\n", o.plot_dir);
+        }
+    }
+    free(rows);
+    return rc;
+}

@@ -1,0 +1,51 @@
+/* The clperm command-line tool. */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "clperm.h"
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "clperm %s: random permutations, conflict-free local-memory sorting and subgroup-shared\n"
+            "random number generators for OpenCL devices.\n"
+            "\n"
+            "usage: clperm COMMAND [options]\n"
+            "\n"
+            "commands:\n"
+            "  devices [--json]   every OpenCL platform and device, with the profile clperm decides\n"
+            "                     for it (subgroup width and how it was found, local memory, ...)\n"
+            "  bench [options]    measure clperm's primitives against each device's copy and\n"
+            "                     random-gather rates; `clperm bench --help` lists the options\n"
+            "  version            print the version\n"
+            "  help               this text\n"
+            "\n"
+            "environment:\n"
+            "  CLPERM_DEVICE          default device: an index from `clperm devices` or a name part\n"
+            "  CLPERM_SUBGROUP_WIDTH  override the subgroup width (verified after the build)\n"
+            "  CLPERM_CACHE_DIR       program cache directory, or \"off\" (default ~/.cache/clperm)\n"
+            "  CLPERM_DEBUG           log the library's decisions to stderr\n",
+            clperm_version());
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "devices")) return devices_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench")) return bench_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+        printf("clperm %s\n", clperm_version());
+        return 0;
+    }
+    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "clperm: unknown command \"%s\"\n\n", cmd);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,275 @@
+/*
+ * clperm: random permutations, conflict-free local-memory data movement and subgroup-shared
+ * random number generators for every OpenCL device.
+ *
+ * This header is the manual. Conventions that hold for every function below:
+ *
+ * - Every function returns a clperm_status: 0 (CLPERM_SUCCESS) on success, an OpenCL error code
+ *   (negative cl_int, passed through unchanged) when the OpenCL runtime failed, or one of the
+ *   library's own codes (-1000 and below). clperm_status_name() and clperm_status_string() turn
+ *   any of them into text.
+ * - The library never prints, aborts or exits. When a program fails to build, the compiler's log
+ *   is kept in the context: clperm_ctx_build_log().
+ * - Arguments are checked before anything is enqueued. A call that fails enqueues nothing and
+ *   writes nothing to the caller's buffers or output pointers.
+ * - Device operations are asynchronous: they enqueue kernels on the context's command queue and
+ *   return. Each takes an event wait list (num_events, events), as clEnqueueNDRangeKernel does,
+ *   and can return an event for its completion through `event` (NULL if not wanted); the caller
+ *   owns a returned event and releases it with clReleaseEvent().
+ * - Thread safety: a context may be used from several threads at once; operations on one context
+ *   are serialised internally. Freeing a context while another thread uses it is an error of the
+ *   caller's.
+ * - Sizes are 64-bit counts of items, not bytes.
+ */
+#ifndef CLPERM_H
+#define CLPERM_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __APPLE__
+#include <OpenCL/cl.h>
+#else
+#include <CL/cl.h>
+#endif
+
+#include "clperm_version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(CLPERM_SHARED_BUILD)
+#define CLPERM_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define CLPERM_API __attribute__((visibility("default")))
+#else
+#define CLPERM_API
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Status codes. The values are pinned: a code keeps its number in every later version.
+ * ------------------------------------------------------------------------------------------- */
+
+/* X(name, value, message) */
+#define CLPERM_STATUS_MAP(X)                                                                       \
+    X(SUCCESS, 0, "success")                                                                       \
+    X(ERROR_INVALID_ARGUMENT, -1000, "invalid argument")                                           \
+    X(ERROR_INVALID_CONTEXT, -1001, "context handle is NULL or has been freed")                    \
+    X(ERROR_OUT_OF_HOST_MEMORY, -1002, "out of host memory")                                       \
+    X(ERROR_NO_DEVICE, -1003, "no OpenCL device found")                                            \
+    X(ERROR_DEVICE_NOT_FOUND, -1004, "no OpenCL device matches the selector (CLPERM_DEVICE)")      \
+    X(ERROR_INVALID_BUFFER, -1005, "buffer is NULL or not a valid OpenCL buffer")                  \
+    X(ERROR_BUFFER_TOO_SMALL, -1006, "buffer is smaller than n items")                             \
+    X(ERROR_BUFFER_CONTEXT, -1007, "buffer belongs to another OpenCL context")                     \
+    X(ERROR_BUFFER_READ_ONLY, -1008, "output buffer was created read-only")                        \
+    X(ERROR_SIZE_OVERFLOW, -1009, "size overflows the device's address range")                     \
+    X(ERROR_INVALID_TYPE, -1010, "unsupported element type for this operation")                    \
+    X(ERROR_INVALID_PARAM, -1011, "unknown parameter")                                             \
+    X(ERROR_PARAM_OUT_OF_BOUNDS, -1012, "parameter value out of bounds")                           \
+    X(ERROR_UNSUPPORTED, -1013, "not supported by this device")                                    \
+    X(ERROR_BUILD_FAILED, -1014, "kernel program failed to build (see clperm_ctx_build_log)")      \
+    X(ERROR_QUEUE_OUT_OF_ORDER, -1015, "command queue is out-of-order; clperm needs an in-order queue") \
+    X(ERROR_INVALID_EVENT_LIST, -1016, "event wait list is inconsistent with its length")
+
+typedef enum clperm_status_code {
+#define CLPERM_X_ENUM(name, value, msg) CLPERM_##name = value,
+    CLPERM_STATUS_MAP(CLPERM_X_ENUM)
+#undef CLPERM_X_ENUM
+} clperm_status_code;
+
+typedef int clperm_status;
+
+/* "CLPERM_ERROR_BUFFER_TOO_SMALL", "CL_OUT_OF_RESOURCES", ... or "CLPERM_UNKNOWN_STATUS".
+ * Never NULL; the string is static. */
+CLPERM_API const char *clperm_status_name(clperm_status status);
+/* A one-line English description of the status. Never NULL; the string is static. */
+CLPERM_API const char *clperm_status_string(clperm_status status);
+
+/* The library version as "MAJOR.MINOR.PATCH" (also CLPERM_VERSION_STRING at compile time). */
+CLPERM_API const char *clperm_version(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Contexts
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct clperm_ctx clperm_ctx;
+
+/* Wraps the application's own OpenCL objects. The context, device and queue are retained (and
+ * released by clperm_ctx_free), never owned. The queue must belong to `context` and `device` and
+ * be in-order. Writes the new context to *out on success only. */
+CLPERM_API clperm_status clperm_ctx_create(clperm_ctx **out, cl_context context, cl_device_id device,
+                                           cl_command_queue queue);
+
+/* Creates its own OpenCL context and in-order queue (with profiling enabled) on the default
+ * device: the one named by the environment variable CLPERM_DEVICE if set (see
+ * clperm_ctx_create_device), else the first GPU of any platform, else the first CPU device, else
+ * the first device of any type. */
+CLPERM_API clperm_status clperm_ctx_create_default(clperm_ctx **out);
+
+/* Creates its own OpenCL context and queue on the device chosen by `selector`:
+ *   "3"                  the fourth device in the order of `clperm devices` (all platforms,
+ *                        platform order, then device order; clperm_device_count());
+ *   "NVIDIA" / "pthread" the first device whose platform or device name contains the text
+ *                        (case-insensitive);
+ *   "Portable:pthread"   platform name contains the part before ':', device name the part after.
+ * Returns CLPERM_ERROR_DEVICE_NOT_FOUND when nothing matches. */
+CLPERM_API clperm_status clperm_ctx_create_device(clperm_ctx **out, const char *selector);
+
+/* Number of OpenCL devices on all platforms (0 is not an error). */
+CLPERM_API clperm_status clperm_device_count(size_t *count);
+
+/* Releases everything the context holds (programs, scratch buffers, retained OpenCL objects) after
+ * the commands it enqueued have finished. NULL is a no-op. */
+CLPERM_API void clperm_ctx_free(clperm_ctx *ctx);
+
+/* The OpenCL objects the context works with (not retained for the caller). NULL for an invalid
+ * context. */
+CLPERM_API cl_context clperm_ctx_cl_context(const clperm_ctx *ctx);
+CLPERM_API cl_device_id clperm_ctx_cl_device(const clperm_ctx *ctx);
+CLPERM_API cl_command_queue clperm_ctx_cl_queue(const clperm_ctx *ctx);
+
+/* The compiler log of the last program build that failed in this context (empty if none). The
+ * string belongs to the context and stays valid until the next failed build or clperm_ctx_free. */
+CLPERM_API const char *clperm_ctx_build_log(const clperm_ctx *ctx);
+
+/* ---------------------------------------------------------------------------------------------
+ * Device profile: what the context decided about its device, once, at creation.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum clperm_vendor {
+    CLPERM_VENDOR_OTHER = 0,
+    CLPERM_VENDOR_NVIDIA = 1,
+    CLPERM_VENDOR_AMD = 2,
+    CLPERM_VENDOR_INTEL = 3,
+    CLPERM_VENDOR_POCL = 4,
+    CLPERM_VENDOR_OCLGRIND = 5
+} clperm_vendor;
+
+/* How the subgroup width was found. */
+typedef enum clperm_sg_source {
+    CLPERM_SG_SOURCE_EMULATED = 0, /* no hardware subgroups: emulated in local memory   */
+    CLPERM_SG_SOURCE_KHR = 1,      /* cl_khr_subgroups, clGetKernelSubGroupInfo           */
+    CLPERM_SG_SOURCE_INTEL = 2,    /* CL_DEVICE_SUB_GROUP_SIZES_INTEL                      */
+    CLPERM_SG_SOURCE_NV = 3,       /* CL_DEVICE_WARP_SIZE_NV                               */
+    CLPERM_SG_SOURCE_AMD = 4,      /* CL_DEVICE_WAVEFRONT_WIDTH_AMD                        */
+    CLPERM_SG_SOURCE_ENV = 5,      /* CLPERM_SUBGROUP_WIDTH environment variable           */
+    CLPERM_SG_SOURCE_PARAM = 6     /* set with clperm_ctx_set_param                        */
+} clperm_sg_source;
+
+/* How kernels implement subgroup operations (broadcast, shuffle, scan, reduce, vote). */
+typedef enum clperm_sg_impl {
+    CLPERM_SG_IMPL_LOCAL = 1, /* local memory and work-group barriers: runs everywhere        */
+    CLPERM_SG_IMPL_KHR = 2,   /* OpenCL subgroup built-ins (cl_khr_subgroups or OpenCL 2.x+)  */
+    CLPERM_SG_IMPL_PTX = 3    /* NVIDIA inline PTX: shfl.sync, vote.sync                      */
+} clperm_sg_impl;
+
+typedef struct clperm_profile {
+    char platform_name[128];
+    char platform_version[128];
+    char device_name[128];
+    char device_version[128];
+    char driver_version[128];
+    char opencl_c_version[64];
+    clperm_vendor vendor;
+    cl_device_type device_type;
+    cl_uint compute_units;
+    cl_ulong global_mem_bytes;
+    cl_ulong max_alloc_bytes;
+    cl_ulong local_mem_bytes;
+    size_t max_work_group_size;
+    cl_uint banks;               /* local memory banks assumed for conflict-free layouts      */
+    int forward_progress;        /* 1: started work-groups run to completion concurrently     */
+    cl_uint sg_width;            /* subgroup width kernels are built for                      */
+    clperm_sg_source sg_source;  /* how sg_width was found                                    */
+    clperm_sg_impl sg_impl;      /* the implementation chosen                                 */
+    unsigned sg_impls_available; /* bit (1 << impl) for every clperm_sg_impl the device runs  */
+    int sg_verified;             /* 1 once a built kernel confirmed sg_width                  */
+} clperm_profile;
+
+/* Copies the context's device profile into *out. */
+CLPERM_API clperm_status clperm_ctx_profile(const clperm_ctx *ctx, clperm_profile *out);
+
+/* Names for the enums above ("NVIDIA", "khr", "ptx", ...). Never NULL. */
+CLPERM_API const char *clperm_vendor_name(clperm_vendor vendor);
+CLPERM_API const char *clperm_sg_source_name(clperm_sg_source source);
+CLPERM_API const char *clperm_sg_impl_name(clperm_sg_impl impl);
+
+/* ---------------------------------------------------------------------------------------------
+ * Tunables: an enum and an int. 0 means "choose for this device"; clperm_ctx_get_param returns
+ * the value actually used. Setting a parameter affects later calls on the context only.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum clperm_param {
+    /* 0 auto, 1 reduce-then-scan (three passes), 2 single pass with decoupled look-back.   */
+    CLPERM_PARAM_SCAN_ALGORITHM = 1,
+    /* 0 auto, else a clperm_sg_impl the device can run (CLPERM_ERROR_UNSUPPORTED if not).  */
+    CLPERM_PARAM_SG_IMPL = 2,
+    /* 0 auto, else a power of two 1..64 (the hardware width for khr and ptx impls).        */
+    CLPERM_PARAM_SG_WIDTH = 3,
+    /* Work-group size of the scan kernels: 0 auto, else a power of two 4..1024.            */
+    CLPERM_PARAM_SCAN_WG_SIZE = 4,
+    /* Items each work-item scans per tile: 0 auto, else 1..64.                              */
+    CLPERM_PARAM_SCAN_ITEMS = 5,
+    /* On-disk program cache: 1 on (the default unless CLPERM_CACHE_DIR is "off"), 0 off.   */
+    CLPERM_PARAM_DISK_CACHE = 6
+} clperm_param;
+
+CLPERM_API clperm_status clperm_ctx_set_param(clperm_ctx *ctx, clperm_param param, int value);
+CLPERM_API clperm_status clperm_ctx_get_param(const clperm_ctx *ctx, clperm_param param, int *value);
+/* Accepted values of `param`, inclusive; 0 (auto) is always accepted as well. */
+CLPERM_API clperm_status clperm_param_bounds(clperm_param param, int *lo, int *hi);
+
+/* Counters kept by the context, for diagnosis and tests. */
+typedef enum clperm_counter {
+    CLPERM_COUNTER_PROGRAMS_BUILT = 1,     /* programs compiled from source               */
+    CLPERM_COUNTER_DISK_CACHE_HITS = 2,    /* programs loaded from the disk cache          */
+    CLPERM_COUNTER_DISK_CACHE_REJECTS = 3, /* disk-cache entries found corrupt and rebuilt */
+    CLPERM_COUNTER_SG_FALLBACKS = 4,       /* subgroup choices found wrong after a build   */
+    CLPERM_COUNTER_SCRATCH_ALLOCS = 5,     /* scratch buffer (re)allocations               */
+    CLPERM_COUNTER_SCRATCH_BYTES = 6       /* device scratch memory the context holds now  */
+} clperm_counter;
+
+CLPERM_API clperm_status clperm_ctx_counter(const clperm_ctx *ctx, clperm_counter counter,
+                                            uint64_t *value);
+
+/* ---------------------------------------------------------------------------------------------
+ * Element types
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum clperm_type {
+    CLPERM_TYPE_U32 = 1, /* cl_uint  */
+    CLPERM_TYPE_U64 = 2  /* cl_ulong */
+} clperm_type;
+
+/* Size in bytes of one item of `type`, 0 for an unknown type. */
+CLPERM_API size_t clperm_type_size(clperm_type type);
+
+/* ---------------------------------------------------------------------------------------------
+ * Scan and reduction: dst[i] = src[0] + ... + src[i-1] (exclusive) or + src[i] (inclusive),
+ * wrapping modulo 2^32 or 2^64. `src` and `dst` hold at least n items of `type`; they may be the
+ * same buffer (in-place). n = 0 enqueues no kernel and writes nothing. The scan uses scratch
+ * memory of O(n / tile) items, allocated once per context and grown when a larger n needs more.
+ * ------------------------------------------------------------------------------------------- */
+
+CLPERM_API clperm_status clperm_scan_exclusive(clperm_ctx *ctx, clperm_type type, cl_mem src,
+                                               cl_mem dst, uint64_t n, cl_uint num_events,
+                                               const cl_event *events, cl_event *event);
+
+CLPERM_API clperm_status clperm_scan_inclusive(clperm_ctx *ctx, clperm_type type, cl_mem src,
+                                               cl_mem dst, uint64_t n, cl_uint num_events,
+                                               const cl_event *events, cl_event *event);
+
+/* dst[0] = src[0] + ... + src[n-1] (one item of `type` written at the start of dst). The sum of
+ * no items is 0: n = 0 writes a 0. */
+CLPERM_API clperm_status clperm_reduce_sum(clperm_ctx *ctx, clperm_type type, cl_mem src,
+                                           uint64_t n, cl_mem dst, cl_uint num_events,
+                                           const cl_event *events, cl_event *event);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLPERM_H */

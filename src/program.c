@@ -1,0 +1,196 @@
+/* Program building: per-context memory cache, the disk cache, and the subgroup layer's -D
+ * options with verification of the subgroup width after the build. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static uint64_t memory_key(const clperm__source *src, const char *options) {
+    clperm__hash hs;
+    clperm__hash_init(&hs);
+    clperm__hash_str(&hs, src->name);
+    clperm__hash_str(&hs, options);
+    return clperm__hash_final(&hs);
+}
+
+/* Everything that can change the binary, as text: the disk cache compares it in full. */
+static char *disk_key(const clperm_ctx *ctx, const clperm__source *src, const char *options) {
+    clperm__hash hs;
+    clperm__hash_init(&hs);
+    for (int i = 0; i < src->count; i++) clperm__hash_bytes(&hs, src->texts[i], src->lengths[i]);
+    const clperm_profile *p = &ctx->profile;
+    size_t cap = strlen(options) + 1024;
+    char *key = malloc(cap);
+    if (!key) return NULL;
+    snprintf(key, cap,
+             "clperm %s\nsource %s %016llx\noptions %s\nplatform %s | %s\ndevice %s | %s\ndriver %s\n",
+             CLPERM_VERSION_STRING, src->name, (unsigned long long)clperm__hash_final(&hs), options,
+             p->platform_name, p->platform_version, p->device_name, p->device_version,
+             p->driver_version);
+    return key;
+}
+
+static void keep_build_log(clperm_ctx *ctx, cl_program program) {
+    size_t len = 0;
+    clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
+    char *log = calloc(len + 1, 1);
+    if (!log) return;
+    if (len) clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, len, log, NULL);
+    clperm__ctx_set_build_log(ctx, log);
+    free(log);
+}
+
+static cl_program from_binary(clperm_ctx *ctx, const char *key, const char *options) {
+    unsigned char *bin = NULL;
+    size_t size = 0;
+    int rejected = 0;
+    if (clperm__diskcache_load(ctx->cache_dir, key, &bin, &size, &rejected) != 0) {
+        if (rejected) clperm__ctx_count(ctx, CLPERM_COUNTER_DISK_CACHE_REJECTS);
+        return NULL;
+    }
+    cl_int err, binerr = CL_SUCCESS;
+    const unsigned char *bins[1] = {bin};
+    cl_program prog = clCreateProgramWithBinary(ctx->context, 1, &ctx->device, &size, bins, &binerr, &err);
+    free(bin);
+    if (prog && (err != CL_SUCCESS || binerr != CL_SUCCESS ||
+                 clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL) != CL_SUCCESS)) {
+        clReleaseProgram(prog);
+        prog = NULL;
+    }
+    if (!prog) {
+        clperm__ctx_count(ctx, CLPERM_COUNTER_DISK_CACHE_REJECTS);
+        return NULL;
+    }
+    clperm__ctx_count(ctx, CLPERM_COUNTER_DISK_CACHE_HITS);
+    return prog;
+}
+
+static void to_disk(clperm_ctx *ctx, cl_program prog, const char *key) {
+    size_t size = 0;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS || !size)
+        return;
+    unsigned char *bin = malloc(size);
+    if (!bin) return;
+    unsigned char *bins[1] = {bin};
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS)
+        clperm__diskcache_store(ctx->cache_dir, key, bin, size);
+    free(bin);
+}
+
+static clperm_status build(clperm_ctx *ctx, const clperm__source *src, const char *options, cl_program *out) {
+    char *key = NULL;
+    cl_program prog = NULL;
+    if (ctx->disk_cache) {
+        key = disk_key(ctx, src, options);
+        if (key) prog = from_binary(ctx, key, options);
+    }
+    if (!prog) {
+        cl_int err;
+        prog = clCreateProgramWithSource(ctx->context, (cl_uint)src->count, (const char **)src->texts,
+                                         src->lengths, &err);
+        if (!prog) {
+            free(key);
+            return err;
+        }
+        err = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
+        clperm__ctx_count(ctx, CLPERM_COUNTER_PROGRAMS_BUILT);
+        if (err != CL_SUCCESS) {
+            keep_build_log(ctx, prog);
+            clperm__debug("build of %s failed (%d) with options \"%s\":\n%s", src->name, err, options,
+                          ctx->build_log ? ctx->build_log : "");
+            clReleaseProgram(prog);
+            free(key);
+            return err == CL_BUILD_PROGRAM_FAILURE ? CLPERM_ERROR_BUILD_FAILED : err;
+        }
+        if (key) to_disk(ctx, prog, key);
+    }
+    free(key);
+    *out = prog;
+    return CLPERM_SUCCESS;
+}
+
+clperm_status clperm__kernel_get(clperm_ctx *ctx, const clperm__source *src, const char *options,
+                                 const char *name, cl_kernel *out) {
+    uint64_t key = memory_key(src, options);
+    clperm__program *p = ctx->programs;
+    while (p && !(p->key == key && strcmp(p->options, options) == 0)) p = p->next;
+    if (!p) {
+        p = calloc(1, sizeof *p);
+        char *opts = strdup(options);
+        if (!p || !opts) {
+            free(p);
+            free(opts);
+            return CLPERM_ERROR_OUT_OF_HOST_MEMORY;
+        }
+        clperm_status st = build(ctx, src, options, &p->program);
+        if (st != CLPERM_SUCCESS) {
+            free(p);
+            free(opts);
+            return st;
+        }
+        p->key = key;
+        p->options = opts;
+        p->next = ctx->programs;
+        ctx->programs = p;
+    }
+    for (int k = 0; k < p->nkernels; k++)
+        if (strcmp(p->kernel_names[k], name) == 0) {
+            *out = p->kernels[k];
+            return CLPERM_SUCCESS;
+        }
+    CLPERM_RETURN_IF(p->nkernels == CLPERM__MAX_KERNELS, CLPERM_ERROR_OUT_OF_HOST_MEMORY);
+    cl_int err;
+    cl_kernel kern = clCreateKernel(p->program, name, &err);
+    if (!kern) return err;
+    char *kname = strdup(name);
+    if (!kname) {
+        clReleaseKernel(kern);
+        return CLPERM_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    p->kernel_names[p->nkernels] = kname;
+    p->kernels[p->nkernels++] = kern;
+    *out = kern;
+    return CLPERM_SUCCESS;
+}
+
+static void sg_options(const clperm_ctx *ctx, size_t wg, clperm_sg_impl impl, cl_uint width,
+                       const char *options, char *buf, size_t cap) {
+    buf[0] = 0;
+    clperm__appendf(buf, cap, "-DCLPERM_WG_SIZE=%zu -DCLPERM_SG_IMPL=%d -DCLPERM_SG_WIDTH=%u", wg,
+                    (int)impl, width);
+    if (impl == CLPERM_SG_IMPL_KHR && ctx->profile.sg_source == CLPERM_SG_SOURCE_INTEL)
+        clperm__appendf(buf, cap, " -DCLPERM_SG_REQD=1");
+    clperm__appendf(buf, cap, " %s", options);
+}
+
+clperm_status clperm__sg_kernel_get(clperm_ctx *ctx, const clperm__source *src, const char *options,
+                                    size_t wg, const char *name, cl_kernel *out) {
+    for (int attempt = 0;; attempt++) {
+        clperm_sg_impl impl;
+        cl_uint width;
+        clperm__sg_choice(ctx, wg, &impl, &width);
+        char opts[1024];
+        sg_options(ctx, wg, impl, width, options, opts, sizeof opts);
+        CLPERM_TRY(clperm__kernel_get(ctx, src, opts, name, out));
+        if (impl != CLPERM_SG_IMPL_KHR) return CLPERM_SUCCESS;
+        /* Hardware subgroups: the runtime says which width the kernel really runs with. */
+        size_t actual = clperm__kernel_sg_size(ctx, *out, wg);
+        if (actual == width) {
+            ctx->profile.sg_verified = 1;
+            return CLPERM_SUCCESS;
+        }
+        CLPERM_RETURN_IF(attempt > 0, CLPERM_ERROR_UNSUPPORTED);
+        clperm__ctx_count(ctx, CLPERM_COUNTER_SG_FALLBACKS);
+        clperm__debug("subgroup width %u was wrong: the kernel runs with %zu", width, actual);
+        ctx->params[CLPERM_PARAM_SG_WIDTH] = 0;
+        if (actual > 0 && actual <= wg && wg % actual == 0) {
+            ctx->profile.sg_width = (cl_uint)actual;
+            ctx->profile.sg_source = CLPERM_SG_SOURCE_KHR;
+        } else {
+            ctx->params[CLPERM_PARAM_SG_IMPL] = 0;
+            ctx->profile.sg_impl = CLPERM_SG_IMPL_LOCAL;
+            ctx->profile.sg_impls_available &= ~(1u << CLPERM_SG_IMPL_KHR);
+        }
+    }
+}
