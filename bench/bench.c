@@ -278,20 +278,22 @@ static bench_row *add_row(bench_row *rows, size_t *nrows, const clperm_profile *
     return r;
 }
 
-static void bench_device(const bench_opts *o, const char *selector, int index, int count, bench_row *rows,
-                         size_t *nrows) {
+/* Returns the number of measurements that failed. */
+static int bench_device(const bench_opts *o, const char *selector, int index, int count, bench_row *rows,
+                        size_t *nrows) {
+    int failures = 0;
     char err[256] = "";
     bench_dev *d = bench_dev_open(selector, o->sets, o->nsets, err, sizeof err);
     if (!d) {
         fprintf(stderr, "clperm bench: device %s: %s\n", selector, err);
-        return;
+        return 1;
     }
     const clperm_profile *p = bench_dev_profile(d);
     fprintf(stderr, "[%d/%d] %s / %s (%s)\n", index + 1, count, p->platform_name, p->device_name, p->driver_version);
     for (int s = 0; s < o->nsizes; s++) {
         uint64_t n = o->sizes[s];
         if (n == 0) continue;
-        fprintf(stderr, "  n = %llu: bounds", (unsigned long long)n);
+        fprintf(stderr, "  n = %llu: copy, gather", (unsigned long long)n);
         if (bench_dev_prepare(d, n, err, sizeof err) != 0) {
             fprintf(stderr, " skipped: %s\n", err);
             continue;
@@ -300,6 +302,7 @@ static void bench_device(const bench_opts *o, const char *selector, int index, i
         double tg = tc > 0 ? bench_gather(d, n, &o->timing, err, sizeof err) : -1;
         if (tc <= 0 || tg <= 0) {
             fprintf(stderr, " failed: %s\n", err);
+            failures++;
             continue;
         }
         bench_row *rc = add_row(rows, nrows, p, "copy", "bound", "u64", n, 8, tc, 16);
@@ -317,11 +320,13 @@ static void bench_device(const bench_opts *o, const char *selector, int index, i
             if (!op_selected(o, bc->op)) continue;
             const char *tname = bc->type == CLPERM_TYPE_U64 ? "u64" : "u32";
             fprintf(stderr, ", %s %s %s", bc->op, tname, bc->variant);
+            fflush(stderr);
             uint64_t extra = 0;
             double t = bench_scan(d, bc->op, bc->type, bc->algorithm, n, &o->timing, o->verify, &extra, err,
                                   sizeof err);
             if (t < 0) {
                 fprintf(stderr, " FAILED: %s\n  ", err);
+                failures++;
                 continue;
             }
             int es = (int)clperm_type_size(bc->type);
@@ -337,6 +342,7 @@ static void bench_device(const bench_opts *o, const char *selector, int index, i
         fprintf(stderr, "\n");
     }
     bench_dev_close(d);
+    return failures;
 }
 
 int bench_main(int argc, char **argv) {
@@ -345,6 +351,7 @@ int bench_main(int argc, char **argv) {
     bench_row *rows = calloc(MAX_ROWS, sizeof *rows);
     if (!rows) return 1;
     size_t nrows = 0;
+    int failures = 0;
     char sel[32];
     int count = o.ndevices;
     if (!count) {
@@ -364,7 +371,7 @@ int bench_main(int argc, char **argv) {
             snprintf(sel, sizeof sel, "%d", i);
             selector = sel;
         }
-        bench_device(&o, selector, i, count, rows, &nrows);
+        failures += bench_device(&o, selector, i, count, rows, &nrows);
     }
     if (o.host && op_selected(&o, "scan_exclusive")) {
         fprintf(stderr, "host: single-thread exclusive scan of u32\n");
@@ -375,7 +382,8 @@ int bench_main(int argc, char **argv) {
             if (r) print_row(&o, r);
         }
     }
-    int rc = 0;
+    int rc = failures ? 1 : 0;
+    if (failures) fprintf(stderr, "clperm bench: %d measurement(s) failed\n", failures);
     if (o.plot_dir) {
         char err[256] = "";
         if (bench_plot(o.plot_dir, rows, nrows, err, sizeof err) != 0) {

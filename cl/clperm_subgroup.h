@@ -145,10 +145,10 @@ inline int clperm_sg_all(int p, __local ulong *scr) { return clperm_sg_first_lan
 inline ulong clperm_sg_ballot(int p, __local ulong *scr) {
     uint lid = (uint)get_local_id(0), lane = clperm_sg_lane(), base = lid - lane;
     barrier(CLK_LOCAL_MEM_FENCE);
-    scr[lid] = p ? 1 : 0;
+    scr[lid] = p ? (ulong)1 << lane : (ulong)0;
     barrier(CLK_LOCAL_MEM_FENCE);
     ulong bits = 0;
-    for (uint i = 0; i < CLPERM_SG_WIDTH; i++) bits |= scr[base + i] << i;
+    for (uint i = 0; i < CLPERM_SG_WIDTH; i++) bits |= scr[base + i];
     return bits;
 }
 #elif CLPERM_SG_IMPL == CLPERM_SG_IMPL_KHR

@@ -3,7 +3,9 @@
  *
  * Required: CLPERM_T (uint or ulong), CLPERM_TS (u32 or u64), CLPERM_SCAN_ITEMS (items each
  * work-item scans per tile). CLPERM_SCAN_STAGE 1 loads and stores tiles through local memory so
- * that global accesses are coalesced (GPUs); 0 reads each work-item's items directly (CPUs).
+ * that global accesses are coalesced (GPUs); 0 reads each work-item's items directly.
+ * CLPERM_SCAN_SERIAL 1 (CPUs): one work-item per work-group scans a whole tile of
+ * CLPERM_SCAN_ITEMS items in a plain loop, with no barriers and no subgroup operations.
  *
  * Two algorithms over tiles of CLPERM_WG_SIZE * CLPERM_SCAN_ITEMS items:
  * - single pass with decoupled look-back (Merrill and Garland): each work-group takes the next
@@ -20,6 +22,12 @@
 #endif
 #ifndef CLPERM_SCAN_STAGE
 #define CLPERM_SCAN_STAGE 1
+#endif
+#ifndef CLPERM_SCAN_SERIAL
+#define CLPERM_SCAN_SERIAL 0
+#endif
+#if CLPERM_SCAN_SERIAL && CLPERM_WG_SIZE != 1
+#error "the serial scan runs one work-item per work-group"
 #endif
 
 typedef CLPERM_T clperm_t;
@@ -169,6 +177,27 @@ inline clperm_t clperm__peek_value(volatile __global uint *vals, uint tile, uint
     return (clperm_t)(lo | (hi << 32));
 }
 
+/* Publishes this tile's aggregate, walks back one tile at a time to the nearest inclusive prefix,
+ * publishes this tile's inclusive prefix, and returns the exclusive one. Run by one work-item. */
+inline clperm_t clperm__look_back_serial(uint tile, clperm_t aggregate, volatile __global uint *flags,
+                                         volatile __global uint *vals, uint epoch) {
+    clperm_t prefix = 0;
+    if (tile == 0) {
+        clperm__publish(flags, vals, 0, CLPERM__FLAG_INCLUSIVE, aggregate, epoch);
+        return 0;
+    }
+    clperm__publish(flags, vals, tile, CLPERM__FLAG_AGGREGATE, aggregate, epoch);
+    for (uint t = tile - 1;; t--) {
+        uint s;
+        while ((s = clperm__peek_state(flags, t, epoch)) == 0) {
+        }
+        prefix += clperm__peek_value(vals, t, s);
+        if (s == CLPERM__FLAG_INCLUSIVE) break;
+    }
+    clperm__publish(flags, vals, tile, CLPERM__FLAG_INCLUSIVE, prefix + aggregate, epoch);
+    return prefix;
+}
+
 /* Publishes this tile's aggregate, finds the sum of all earlier tiles, publishes the inclusive
  * prefix, and returns the exclusive prefix to every work-item. */
 inline clperm_t clperm__look_back(uint tile, clperm_t aggregate, volatile __global uint *flags,
@@ -176,23 +205,7 @@ inline clperm_t clperm__look_back(uint tile, clperm_t aggregate, volatile __glob
                                   __local clperm_t *prefix_sh, __local ulong *scr) {
 #if CLPERM_SG_IMPL == CLPERM_SG_IMPL_LOCAL
     /* No hardware subgroups: one work-item walks back, tile by tile. */
-    if (get_local_id(0) == 0) {
-        clperm_t prefix = 0;
-        if (tile == 0) {
-            clperm__publish(flags, vals, 0, CLPERM__FLAG_INCLUSIVE, aggregate, epoch);
-        } else {
-            clperm__publish(flags, vals, tile, CLPERM__FLAG_AGGREGATE, aggregate, epoch);
-            for (uint t = tile - 1;; t--) {
-                uint s;
-                while ((s = clperm__peek_state(flags, t, epoch)) == 0) {
-                }
-                prefix += clperm__peek_value(vals, t, s);
-                if (s == CLPERM__FLAG_INCLUSIVE) break;
-            }
-            clperm__publish(flags, vals, tile, CLPERM__FLAG_INCLUSIVE, prefix + aggregate, epoch);
-        }
-        *prefix_sh = prefix;
-    }
+    if (get_local_id(0) == 0) *prefix_sh = clperm__look_back_serial(tile, aggregate, flags, vals, epoch);
 #else
     /* The first subgroup looks at one earlier tile per lane, a window at a time. */
     if (clperm_sg_id() == 0) {
@@ -224,6 +237,8 @@ inline clperm_t clperm__look_back(uint tile, clperm_t aggregate, volatile __glob
     barrier(CLK_LOCAL_MEM_FENCE);
     return *prefix_sh;
 }
+
+#if !CLPERM_SCAN_SERIAL
 
 __kernel CLPERM_KERNEL_ATTRS void CLPERM_SCAN_KERNEL(clperm_scan_lookback_)(
     const __global clperm_t *src, __global clperm_t *dst, ulong n, uint inclusive,
@@ -308,3 +323,63 @@ __kernel CLPERM_KERNEL_ATTRS void CLPERM_SCAN_KERNEL(clperm_scan_downsweep_)(
         carry += total;
     }
 }
+
+#else /* CLPERM_SCAN_SERIAL: the same kernels, one work-item per tile */
+
+inline clperm_t clperm__serial_sum(const __global clperm_t *src, ulong begin, ulong end) {
+    clperm_t s = 0;
+    for (ulong i = begin; i < end; i++) s += src[i];
+    return s;
+}
+
+/* dst[begin..end) = scan of src[begin..end) starting from carry; returns carry + the sum. */
+inline clperm_t clperm__serial_scan(const __global clperm_t *src, __global clperm_t *dst, ulong begin,
+                                    ulong end, clperm_t carry, uint inclusive) {
+    if (inclusive) {
+        for (ulong i = begin; i < end; i++) {
+            carry += src[i];
+            dst[i] = carry;
+        }
+    } else {
+        for (ulong i = begin; i < end; i++) {
+            clperm_t x = src[i];
+            dst[i] = carry;
+            carry += x;
+        }
+    }
+    return carry;
+}
+
+__kernel CLPERM_KERNEL_ATTRS void CLPERM_SCAN_KERNEL(clperm_scan_lookback_)(
+    const __global clperm_t *src, __global clperm_t *dst, ulong n, uint inclusive,
+    volatile __global uint *counter, uint tile_base, volatile __global uint *flags,
+    volatile __global uint *vals, uint epoch) {
+    uint tile = atomic_inc(counter) - tile_base;
+    ulong begin = (ulong)tile * CLPERM_SCAN_TILE, end = min(n, begin + CLPERM_SCAN_TILE);
+    clperm_t total = clperm__serial_sum(src, begin, end);
+    clperm_t prefix = clperm__look_back_serial(tile, total, flags, vals, epoch);
+    clperm__serial_scan(src, dst, begin, end, prefix, inclusive);
+}
+
+__kernel CLPERM_KERNEL_ATTRS void CLPERM_SCAN_KERNEL(clperm_scan_reduce_)(
+    const __global clperm_t *src, ulong n, ulong tiles_per_group, __global clperm_t *partials) {
+    ulong begin = get_group_id(0) * tiles_per_group * CLPERM_SCAN_TILE;
+    ulong end = min(n, begin + tiles_per_group * CLPERM_SCAN_TILE);
+    partials[get_group_id(0)] = clperm__serial_sum(src, begin, end);
+}
+
+__kernel CLPERM_KERNEL_ATTRS void CLPERM_SCAN_KERNEL(clperm_scan_spine_)(
+    __global clperm_t *partials, uint count, __global clperm_t *total_dst, uint write_total) {
+    clperm_t total = clperm__serial_scan(partials, partials, 0, count, 0, 0);
+    if (write_total) total_dst[0] = total;
+}
+
+__kernel CLPERM_KERNEL_ATTRS void CLPERM_SCAN_KERNEL(clperm_scan_downsweep_)(
+    const __global clperm_t *src, __global clperm_t *dst, ulong n, uint inclusive,
+    ulong tiles_per_group, const __global clperm_t *partials) {
+    ulong begin = get_group_id(0) * tiles_per_group * CLPERM_SCAN_TILE;
+    ulong end = min(n, begin + tiles_per_group * CLPERM_SCAN_TILE);
+    clperm__serial_scan(src, dst, begin, end, partials[get_group_id(0)], inclusive);
+}
+
+#endif /* CLPERM_SCAN_SERIAL */

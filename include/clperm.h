@@ -212,10 +212,15 @@ typedef enum clperm_param {
     CLPERM_PARAM_SG_WIDTH = 3,
     /* Work-group size of the scan kernels: 0 auto, else a power of two 4..1024.            */
     CLPERM_PARAM_SCAN_WG_SIZE = 4,
-    /* Items each work-item scans per tile: 0 auto, else 1..64.                              */
+    /* Items each work-item scans per tile: 0 auto, else 1..65536 (at most 64 are kept in
+     * registers by the work-group kernels; the serial kernels scan that many in a loop).   */
     CLPERM_PARAM_SCAN_ITEMS = 5,
-    /* On-disk program cache: 1 on (the default unless CLPERM_CACHE_DIR is "off"), 0 off.   */
-    CLPERM_PARAM_DISK_CACHE = 6
+    /* On-disk program cache: 1 on (the default unless CLPERM_CACHE_DIR is "off"), 0 off.
+     * (The one parameter where 0 is a value rather than "auto".)                            */
+    CLPERM_PARAM_DISK_CACHE = 6,
+    /* Scan kernels: 0 auto, 1 work-group tiles through the subgroup layer (GPUs), 2 serial:
+     * one work-item per tile, no barriers (CPUs).                                           */
+    CLPERM_PARAM_SCAN_KERNEL = 7
 } clperm_param;
 
 CLPERM_API clperm_status clperm_ctx_set_param(clperm_ctx *ctx, clperm_param param, int value);

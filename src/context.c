@@ -191,8 +191,9 @@ clperm_status clperm_param_bounds(clperm_param param, int *lo, int *hi) {
     case CLPERM_PARAM_SG_IMPL: l = CLPERM_SG_IMPL_LOCAL, h = CLPERM_SG_IMPL_PTX; break;
     case CLPERM_PARAM_SG_WIDTH: l = 1, h = 64; break;
     case CLPERM_PARAM_SCAN_WG_SIZE: l = 4, h = 1024; break;
-    case CLPERM_PARAM_SCAN_ITEMS: l = 1, h = 64; break;
+    case CLPERM_PARAM_SCAN_ITEMS: l = 1, h = 65536; break;
     case CLPERM_PARAM_DISK_CACHE: l = 0, h = 1; break;
+    case CLPERM_PARAM_SCAN_KERNEL: l = 1, h = 2; break;
     default: return CLPERM_ERROR_INVALID_PARAM;
     }
     *lo = l;
@@ -225,14 +226,32 @@ clperm_status clperm_ctx_set_param(clperm_ctx *ctx, clperm_param param, int valu
     return st;
 }
 
-/* The work-group size and items per work-item the scan kernels use. */
-int clperm__scan_wg_size(const clperm_ctx *ctx) {
+int clperm__scan_kernel(const clperm_ctx *ctx) {
+    int k = ctx->params[CLPERM_PARAM_SCAN_KERNEL];
+    return k ? k : clperm__tuning_for(&ctx->profile)->scan_kernel;
+}
+
+/* Work-group size of the work-group scan kernels (and of the subgroup layer's builds). */
+static int workgroup_wg_size(const clperm_ctx *ctx) {
     int wg = ctx->params[CLPERM_PARAM_SCAN_WG_SIZE];
     if (!wg) {
         wg = clperm__tuning_for(&ctx->profile)->scan_wg_size;
         while ((size_t)wg > ctx->profile.max_work_group_size && wg > 1) wg >>= 1;
     }
     return wg;
+}
+
+int clperm__scan_wg_size(const clperm_ctx *ctx) {
+    return clperm__scan_kernel(ctx) == 2 ? 1 : workgroup_wg_size(ctx);
+}
+
+int clperm__scan_items(const clperm_ctx *ctx, clperm_type type) {
+    const clperm__tuning *tune = clperm__tuning_for(&ctx->profile);
+    int u64 = type == CLPERM_TYPE_U64;
+    int items = ctx->params[CLPERM_PARAM_SCAN_ITEMS];
+    if (clperm__scan_kernel(ctx) == 2) return items ? items : (u64 ? tune->scan_serial_u64 : tune->scan_serial_u32);
+    if (!items) items = u64 ? tune->scan_items_u64 : tune->scan_items_u32;
+    return items <= 64 ? items : 64;
 }
 
 clperm_status clperm_ctx_get_param(const clperm_ctx *ctx, clperm_param param, int *value) {
@@ -243,16 +262,16 @@ clperm_status clperm_ctx_get_param(const clperm_ctx *ctx, clperm_param param, in
     CLPERM_TRY(clperm__ctx_enter(c));
     clperm_sg_impl impl;
     cl_uint width;
-    int wg = clperm__scan_wg_size(c);
-    clperm__sg_choice(c, (size_t)wg, &impl, &width);
+    clperm__sg_choice(c, (size_t)workgroup_wg_size(c), &impl, &width);
     int v = c->params[param];
     switch (param) {
     case CLPERM_PARAM_SCAN_ALGORITHM: v = v ? v : (c->profile.forward_progress ? 2 : 1); break;
     case CLPERM_PARAM_SG_IMPL: v = (int)impl; break;
     case CLPERM_PARAM_SG_WIDTH: v = (int)width; break;
-    case CLPERM_PARAM_SCAN_WG_SIZE: v = wg; break;
-    case CLPERM_PARAM_SCAN_ITEMS: v = v ? v : clperm__tuning_for(&c->profile)->scan_items_u32; break;
+    case CLPERM_PARAM_SCAN_WG_SIZE: v = clperm__scan_wg_size(c); break;
+    case CLPERM_PARAM_SCAN_ITEMS: v = clperm__scan_items(c, CLPERM_TYPE_U32); break;
     case CLPERM_PARAM_DISK_CACHE: v = c->disk_cache; break;
+    case CLPERM_PARAM_SCAN_KERNEL: v = clperm__scan_kernel(c); break;
     default: break;
     }
     clperm__ctx_leave(c);

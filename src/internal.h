@@ -76,7 +76,7 @@ typedef struct clperm__scratch {
 } clperm__scratch;
 
 /* ---- the context ---- */
-#define CLPERM__PARAM_MAX 7
+#define CLPERM__PARAM_MAX 8
 #define CLPERM__COUNTER_MAX 7
 
 struct clperm_ctx {
@@ -125,19 +125,25 @@ clperm_status clperm__profile_init(cl_platform_id platform, cl_device_id device,
 void clperm__sg_choice(const clperm_ctx *ctx, size_t wg_size, clperm_sg_impl *impl, cl_uint *width);
 /* Per-device defaults from the parameter table. */
 typedef struct clperm__tuning {
-    int scan_wg_size;
-    int scan_items_u32;
+    int scan_kernel;         /* default kernel kind: 1 work-group tiles, 2 serial */
+    int scan_wg_size;        /* work-group kernels: work-items per work-group */
+    int scan_items_u32;      /* work-group kernels: items per work-item */
     int scan_items_u64;
-    int scan_stage; /* 1: stage tiles through local memory for coalesced loads */
-    int scan_groups_per_cu;
+    int scan_stage;          /* work-group kernels: 1 stages tiles through local memory */
+    int scan_serial_u32;     /* serial kernels: items per tile */
+    int scan_serial_u64;
+    int scan_groups_per_cu;  /* reduce-then-scan: work-groups per compute unit */
 } clperm__tuning;
 const clperm__tuning *clperm__tuning_for(const clperm_profile *p);
 /* The subgroup size the runtime reports for `kernel` at work-group size wg (khr devices); 0 when
  * it cannot tell. */
 size_t clperm__kernel_sg_size(clperm_ctx *ctx, cl_kernel kernel, size_t wg);
 
-/* Work-group size of the scan kernels: the parameter, else the table's, capped to the device. */
+/* The scan's kernel kind (1 work-group, 2 serial), work-group size and items per work-item: the
+ * parameters, else the table's, capped to what the device and the kernel kind allow. */
+int clperm__scan_kernel(const clperm_ctx *ctx);
 int clperm__scan_wg_size(const clperm_ctx *ctx);
+int clperm__scan_items(const clperm_ctx *ctx, clperm_type type);
 
 /* ---- program building and caching ---- */
 /* Returns the kernel `name` of the program built from `src` with `options`, building (or loading

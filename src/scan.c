@@ -15,6 +15,7 @@ typedef struct scan_plan {
     uint64_t tile;
     uint64_t tiles;
     int algorithm; /* 1 reduce-then-scan, 2 look-back */
+    int serial;    /* one work-item per tile, without the subgroup layer */
     char options[256];
 } scan_plan;
 
@@ -23,10 +24,10 @@ typedef struct scan_plan {
 static clperm_status plan_scan(const clperm_ctx *ctx, clperm_type type, uint64_t n, scan_mode mode,
                                scan_plan *plan) {
     const clperm__tuning *tune = clperm__tuning_for(&ctx->profile);
+    plan->serial = clperm__scan_kernel(ctx) == 2;
     plan->wg = (size_t)clperm__scan_wg_size(ctx);
-    plan->items = ctx->params[CLPERM_PARAM_SCAN_ITEMS];
-    if (!plan->items) plan->items = type == CLPERM_TYPE_U64 ? tune->scan_items_u64 : tune->scan_items_u32;
-    int stage = tune->scan_stage;
+    plan->items = clperm__scan_items(ctx, type);
+    int stage = tune->scan_stage && !plan->serial;
     size_t es = clperm_type_size(type);
     /* Keep the staged tile inside local memory, with room for the scratch words. */
     while (stage && plan->items > 1 &&
@@ -39,9 +40,9 @@ static clperm_status plan_scan(const clperm_ctx *ctx, clperm_type type, uint64_t
         plan->algorithm = (ctx->profile.forward_progress && mode != REDUCE) ? 2 : 1;
     CLPERM_RETURN_IF(plan->tiles >= UINT32_MAX / 4, CLPERM_ERROR_SIZE_OVERFLOW);
     snprintf(plan->options, sizeof plan->options,
-             "-DCLPERM_T=%s -DCLPERM_TS=%s -DCLPERM_SCAN_ITEMS=%d -DCLPERM_SCAN_STAGE=%d",
+             "-DCLPERM_T=%s -DCLPERM_TS=%s -DCLPERM_SCAN_ITEMS=%d -DCLPERM_SCAN_STAGE=%d -DCLPERM_SCAN_SERIAL=%d",
              type == CLPERM_TYPE_U64 ? "ulong" : "uint", type == CLPERM_TYPE_U64 ? "u64" : "u32",
-             plan->items, stage);
+             plan->items, stage, plan->serial);
     return CLPERM_SUCCESS;
 }
 
@@ -51,6 +52,11 @@ static clperm_status kernel(clperm_ctx *ctx, const scan_plan *plan, clperm_type 
     clperm__source src = {"scan", 2, scan_texts, lengths};
     char name[64];
     snprintf(name, sizeof name, "%s%s", base, type == CLPERM_TYPE_U64 ? "u64" : "u32");
+    if (plan->serial) {
+        char opts[384];
+        snprintf(opts, sizeof opts, "-DCLPERM_WG_SIZE=1 -DCLPERM_SG_IMPL=1 -DCLPERM_SG_WIDTH=1 %s", plan->options);
+        return clperm__kernel_get(ctx, &src, opts, name, out);
+    }
     return clperm__sg_kernel_get(ctx, &src, plan->options, plan->wg, name, out);
 }
 
