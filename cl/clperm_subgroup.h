@@ -77,6 +77,16 @@
 #define CLPERM_SG_SCRATCH CLPERM_WG_SIZE
 #define CLPERM_SG_SCRATCH_DECL(name) __local ulong name[CLPERM_SG_SCRATCH]
 
+/* ---- memory ordering ---------------------------------------------------------------------- */
+/* Orders this work-item's earlier global-memory accesses before its later ones as seen by other
+ * work-groups. NVIDIA's OpenCL mem_fence does not do that between work-groups (seen on an H200):
+ * there the PTX fence is issued directly. CLPERM_NVIDIA is set by the host for NVIDIA devices. */
+#if defined(CLPERM_NVIDIA) && CLPERM_NVIDIA
+#define clperm_fence_global() asm volatile("membar.gl;" ::: "memory")
+#else
+#define clperm_fence_global() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#endif
+
 /* ---- position ---------------------------------------------------------------------------- */
 
 #if CLPERM_SG_IMPL == CLPERM_SG_IMPL_KHR

@@ -161,19 +161,29 @@ inline void clperm__publish(volatile __global uint *flags, volatile __global uin
     ulong v = (ulong)value;
     atomic_xchg(&vals[w], (uint)v);
     atomic_xchg(&vals[w + 1], (uint)(v >> 32));
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    clperm_fence_global();
     atomic_xchg(&flags[tile], (epoch << 2) | state);
 }
 
+/* Reads a word another work-group publishes. On NVIDIA a volatile load (ld.volatile, served by
+ * the L2 cache every time) instead of an atomic: many work-groups poll the same words, and atomics
+ * on one address are serialised. Elsewhere an atomic, which race checkers such as Oclgrind
+ * recognise. */
+#if defined(CLPERM_NVIDIA) && CLPERM_NVIDIA
+#define clperm__read_shared(p) (*(p))
+#else
+#define clperm__read_shared(p) atomic_or((p), 0u)
+#endif
+
 inline uint clperm__peek_state(volatile __global uint *flags, uint tile, uint epoch) {
-    uint f = atomic_or(&flags[tile], 0u);
+    uint f = clperm__read_shared(&flags[tile]);
     return (f >> 2) == epoch ? (f & 3u) : 0u;
 }
 
 inline clperm_t clperm__peek_value(volatile __global uint *vals, uint tile, uint state) {
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    clperm_fence_global();
     uint w = 4 * tile + (state == CLPERM__FLAG_INCLUSIVE ? 2 : 0);
-    ulong lo = atomic_or(&vals[w], 0u), hi = atomic_or(&vals[w + 1], 0u);
+    ulong lo = clperm__read_shared(&vals[w]), hi = clperm__read_shared(&vals[w + 1]);
     return (clperm_t)(lo | (hi << 32));
 }
 

@@ -60,7 +60,7 @@ typedef struct tuning_row {
 
 static const tuning_row tuning_table[] = {
     /* vendor              type                kernel wg items u32/u64 stage serial u32/u64 groups/CU */
-    {CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, {1, 256, 15, 7, 1, 4096, 2048, 8}},
+    {CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, {1, 256, 31, 15, 1, 4096, 2048, 8}},
     {CLPERM_VENDOR_AMD, CL_DEVICE_TYPE_GPU, {1, 256, 15, 7, 1, 4096, 2048, 8}},
     {CLPERM_VENDOR_INTEL, CL_DEVICE_TYPE_GPU, {1, 256, 11, 5, 1, 4096, 2048, 8}},
     {CLPERM_VENDOR_OCLGRIND, 0, {1, 64, 4, 4, 1, 256, 256, 2}},

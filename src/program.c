@@ -161,6 +161,7 @@ static void sg_options(const clperm_ctx *ctx, size_t wg, clperm_sg_impl impl, cl
                     (int)impl, width);
     if (impl == CLPERM_SG_IMPL_KHR && ctx->profile.sg_source == CLPERM_SG_SOURCE_INTEL)
         clperm__appendf(buf, cap, " -DCLPERM_SG_REQD=1");
+    if (ctx->profile.vendor == CLPERM_VENDOR_NVIDIA) clperm__appendf(buf, cap, " -DCLPERM_NVIDIA=1");
     clperm__appendf(buf, cap, " %s", options);
 }
 
@@ -184,7 +185,9 @@ clperm_status clperm__sg_kernel_get(clperm_ctx *ctx, const clperm__source *src, 
         clperm__ctx_count(ctx, CLPERM_COUNTER_SG_FALLBACKS);
         clperm__debug("subgroup width %u was wrong: the kernel runs with %zu", width, actual);
         ctx->params[CLPERM_PARAM_SG_WIDTH] = 0;
-        if (actual > 0 && actual <= wg && wg % actual == 0) {
+        /* The layer's operations (ballot among them) are defined for subgroups of up to 64
+         * lanes; wider ones (PoCL 5 makes the whole work-group one subgroup) fall back. */
+        if (actual > 0 && actual <= 64 && wg % actual == 0) {
             ctx->profile.sg_width = (cl_uint)actual;
             ctx->profile.sg_source = CLPERM_SG_SOURCE_KHR;
         } else {
