@@ -218,30 +218,28 @@ static void json_number(FILE *f, double v) {
 
 static void print_row(const bench_opts *o, const bench_row *r) {
     if (o->json) {
-        printf("{\"op\":");
-        json_string(stdout, r->op);
-        printf(",\"variant\":");
-        json_string(stdout, r->variant);
-        printf(",\"type\":");
-        json_string(stdout, r->type);
-        printf(",\"platform\":");
-        json_string(stdout, r->platform);
-        printf(",\"device\":");
-        json_string(stdout, r->device);
-        printf(",\"driver\":");
-        json_string(stdout, r->driver);
-        printf(",\"n\":%llu,\"elem_bytes\":%d,\"seconds\":", (unsigned long long)r->n, r->elem_bytes);
-        json_number(stdout, r->seconds);
-        printf(",\"items_per_s\":");
-        json_number(stdout, r->items_per_s);
-        printf(",\"bytes_per_s\":");
-        json_number(stdout, r->bytes_per_s);
-        printf(",\"copy_items_per_s\":");
-        json_number(stdout, r->copy_items_per_s);
-        printf(",\"copy_bytes_per_s\":");
-        json_number(stdout, r->copy_bytes_per_s);
-        printf(",\"gather_items_per_s\":");
-        json_number(stdout, r->gather_items_per_s);
+        const struct {
+            const char *key, *value;
+        } strs[] = {{"op", r->op}, {"variant", r->variant}, {"type", r->type},
+                    {"platform", r->platform}, {"device", r->device}, {"driver", r->driver}};
+        const struct {
+            const char *key;
+            double value;
+        } nums[] = {{"seconds", r->seconds},
+                    {"items_per_s", r->items_per_s},
+                    {"bytes_per_s", r->bytes_per_s},
+                    {"copy_items_per_s", r->copy_items_per_s},
+                    {"copy_bytes_per_s", r->copy_bytes_per_s},
+                    {"gather_items_per_s", r->gather_items_per_s}};
+        for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+            printf("%s\"%s\":", i ? "," : "{", strs[i].key);
+            json_string(stdout, strs[i].value);
+        }
+        printf(",\"n\":%llu,\"elem_bytes\":%d", (unsigned long long)r->n, r->elem_bytes);
+        for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+            printf(",\"%s\":", nums[i].key);
+            json_number(stdout, nums[i].value);
+        }
         printf(",\"extra_bytes\":%llu}\n", (unsigned long long)r->extra_bytes);
     } else {
         char pct[16] = "";
