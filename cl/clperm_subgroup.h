@@ -80,7 +80,7 @@
 /* ---- memory ordering ---------------------------------------------------------------------- */
 /* Orders this work-item's earlier global-memory accesses before its later ones as seen by other
  * work-groups. NVIDIA's OpenCL mem_fence does not do that between work-groups (seen on an H200):
- * there the PTX fence is issued directly. CLPERM_NVIDIA is set by the host for NVIDIA devices. */
+ * there the PTX fence is issued directly. The host sets CLPERM_NVIDIA to 1 on NVIDIA devices. */
 #if defined(CLPERM_NVIDIA) && CLPERM_NVIDIA
 #define clperm_fence_global() asm volatile("membar.gl;" ::: "memory")
 #else

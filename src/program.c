@@ -110,8 +110,12 @@ static clperm_status build(clperm_ctx *ctx, const clperm__source *src, const cha
     return CLPERM_SUCCESS;
 }
 
-clperm_status clperm__kernel_get(clperm_ctx *ctx, const clperm__source *src, const char *options,
+clperm_status clperm__kernel_get(clperm_ctx *ctx, const clperm__source *src, const char *caller_options,
                                  const char *name, cl_kernel *out) {
+    /* Defines every program gets from the device profile. */
+    char options[1024];
+    snprintf(options, sizeof options, "-DCLPERM_NVIDIA=%d %s", ctx->profile.vendor == CLPERM_VENDOR_NVIDIA,
+             caller_options);
     uint64_t key = memory_key(src, options);
     clperm__program *p = ctx->programs;
     while (p && !(p->key == key && strcmp(p->options, options) == 0)) p = p->next;
@@ -161,7 +165,6 @@ static void sg_options(const clperm_ctx *ctx, size_t wg, clperm_sg_impl impl, cl
                     (int)impl, width);
     if (impl == CLPERM_SG_IMPL_KHR && ctx->profile.sg_source == CLPERM_SG_SOURCE_INTEL)
         clperm__appendf(buf, cap, " -DCLPERM_SG_REQD=1");
-    if (ctx->profile.vendor == CLPERM_VENDOR_NVIDIA) clperm__appendf(buf, cap, " -DCLPERM_NVIDIA=1");
     clperm__appendf(buf, cap, " %s", options);
 }
 

@@ -54,8 +54,7 @@ static clperm_status kernel(clperm_ctx *ctx, const scan_plan *plan, clperm_type 
     snprintf(name, sizeof name, "%s%s", base, type == CLPERM_TYPE_U64 ? "u64" : "u32");
     if (plan->serial) {
         char opts[384];
-        snprintf(opts, sizeof opts, "-DCLPERM_WG_SIZE=1 -DCLPERM_SG_IMPL=1 -DCLPERM_SG_WIDTH=1 -DCLPERM_NVIDIA=%d %s",
-                 ctx->profile.vendor == CLPERM_VENDOR_NVIDIA, plan->options);
+        snprintf(opts, sizeof opts, "-DCLPERM_WG_SIZE=1 -DCLPERM_SG_IMPL=1 -DCLPERM_SG_WIDTH=1 %s", plan->options);
         return clperm__kernel_get(ctx, &src, opts, name, out);
     }
     return clperm__sg_kernel_get(ctx, &src, plan->options, plan->wg, name, out);
