@@ -1,6 +1,8 @@
 /* Device scratch buffers owned by a context: allocated on first need, grown (never per call)
  * when a larger problem needs more. A buffer being replaced stays alive until the commands that
  * use it finish, as OpenCL guarantees for released memory objects. */
+#include <stdlib.h>
+
 #include "internal.h"
 
 clperm_status clperm__scratch_reserve(clperm_ctx *ctx, clperm__scratch *s, size_t bytes, int zero,
@@ -16,8 +18,12 @@ clperm_status clperm__scratch_reserve(clperm_ctx *ctx, clperm__scratch *s, size_
     cl_mem mem = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, want, NULL, &err);
     if (!mem) return err;
     if (zero) {
-        cl_uint pattern = 0;
-        err = clEnqueueFillBuffer(ctx->queue, mem, &pattern, sizeof pattern, 0, want, 0, NULL, NULL);
+        /* Zeroed by a blocking write rather than clEnqueueFillBuffer: checkers such as Oclgrind
+         * track what host writes initialise, and the growth is rare enough to wait for. */
+        void *zeros = calloc(1, want);
+        err = zeros ? clEnqueueWriteBuffer(ctx->queue, mem, CL_TRUE, 0, want, zeros, 0, NULL, NULL)
+                    : CLPERM_ERROR_OUT_OF_HOST_MEMORY;
+        free(zeros);
         if (err != CL_SUCCESS) {
             clReleaseMemObject(mem);
             return err;
