@@ -1,0 +1,88 @@
+/* Keys for the bijections of clperm_bijection.h, derived from (n, seed, options). */
+#include <string.h>
+
+#include "internal.h"
+
+/* SplitMix64 (Steele, Lea, Flood): a strong 64-bit mixer and a generator built on it. */
+static uint64_t mix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+static uint64_t splitmix_next(uint64_t *state) {
+    *state += UINT64_C(0x9E3779B97F4A7C15);
+    return mix64(*state);
+}
+
+static unsigned ceil_log2(uint64_t n) {
+    unsigned b = 0;
+    while (b < 64 && (UINT64_C(1) << b) < n) b++;
+    return b;
+}
+
+clperm_status clperm__shuffle_opts_check(const clperm_shuffle_opts *opts, clperm_shuffle_opts *out) {
+    clperm_shuffle_opts o = {CLPERM_BIJECTION_PHILOX, 0};
+    if (opts) o = *opts;
+    if (o.bijection == 0) o.bijection = CLPERM_BIJECTION_PHILOX;
+    CLPERM_RETURN_IF(o.bijection != CLPERM_BIJECTION_PHILOX && o.bijection != CLPERM_BIJECTION_LCG,
+                     CLPERM_ERROR_INVALID_ARGUMENT);
+    if (o.bijection == CLPERM_BIJECTION_PHILOX) {
+        if (o.rounds == 0) o.rounds = CLPERM_PHILOX_DEFAULT_ROUNDS;
+        CLPERM_RETURN_IF(o.rounds < 1 || o.rounds > CLPERM_PHILOX_MAX_ROUNDS, CLPERM_ERROR_INVALID_ARGUMENT);
+    } else {
+        CLPERM_RETURN_IF(o.rounds != 0, CLPERM_ERROR_INVALID_ARGUMENT);
+    }
+    *out = o;
+    return CLPERM_SUCCESS;
+}
+
+clperm_status clperm_bijection_init(clperm_bijection_key *key, uint64_t n, uint64_t seed,
+                                    const clperm_shuffle_opts *opts) {
+    CLPERM_RETURN_IF(!key, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_RETURN_IF(n > (UINT64_C(1) << 63), CLPERM_ERROR_SIZE_OVERFLOW);
+    clperm_shuffle_opts o;
+    CLPERM_TRY(clperm__shuffle_opts_check(opts, &o));
+    clperm_bijection_key k;
+    memset(&k, 0, sizeof k);
+    k.n = n;
+    k.bits = ceil_log2(n);
+    if (k.bits < CLPERM_BIJECTION_MIN_BITS) k.bits = CLPERM_BIJECTION_MIN_BITS;
+    k.domain = UINT64_C(1) << k.bits;
+    k.left_bits = k.bits / 2;
+    k.right_bits = k.bits - k.left_bits;
+    uint64_t state = mix64(seed ^ UINT64_C(0x6A09E667F3BCC909));
+    if (o.bijection == CLPERM_BIJECTION_PHILOX) {
+        k.kind = CLPERM_BIJ_PHILOX;
+        k.rounds = (clperm_u32)o.rounds;
+        for (int r = 0; r < o.rounds; r++) k.keys[r] = (clperm_u32)(splitmix_next(&state) >> 32);
+    } else {
+        k.kind = CLPERM_BIJ_LCG;
+        k.lcg_mul = (splitmix_next(&state) | 1) & (k.domain - 1);
+        k.lcg_add = splitmix_next(&state) & (k.domain - 1);
+    }
+    *key = k;
+    return CLPERM_SUCCESS;
+}
+
+clperm_status clperm_bijection_set_kernel_args(cl_kernel kernel, cl_uint first, const clperm_bijection_key *key) {
+    CLPERM_RETURN_IF(!kernel || !key, CLPERM_ERROR_INVALID_ARGUMENT);
+    cl_ulong4 head;
+    cl_uint8 shape;
+    cl_uint16 k[4];
+    memset(&shape, 0, sizeof shape);
+    head.s[0] = key->n;
+    head.s[1] = key->domain;
+    head.s[2] = key->lcg_mul;
+    head.s[3] = key->lcg_add;
+    shape.s[0] = key->kind;
+    shape.s[1] = key->bits;
+    shape.s[2] = key->left_bits;
+    shape.s[3] = key->right_bits;
+    shape.s[4] = key->rounds;
+    memcpy(k, key->keys, sizeof k);
+    cl_int err = clSetKernelArg(kernel, first, sizeof head, &head);
+    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, first + 1, sizeof shape, &shape);
+    for (cl_uint i = 0; i < 4 && err == CL_SUCCESS; i++) err = clSetKernelArg(kernel, first + 2 + i, sizeof k[i], &k[i]);
+    return err;
+}
