@@ -36,6 +36,7 @@
 #include <CL/cl.h>
 #endif
 
+#include "clperm_bijection.h"
 #include "clperm_version.h"
 
 #ifdef __cplusplus
@@ -220,7 +221,18 @@ typedef enum clperm_param {
     CLPERM_PARAM_DISK_CACHE = 6,
     /* Scan kernels: 0 auto, 1 work-group tiles through the subgroup layer (GPUs), 2 serial:
      * one work-item per tile, no barriers (CPUs).                                           */
-    CLPERM_PARAM_SCAN_KERNEL = 7
+    CLPERM_PARAM_SCAN_KERNEL = 7,
+    /* Shuffle kernel fusion (Section 6 of the shuffling paper); the permutation is the same at
+     * every level: 0 auto, 1 separate passes with O(n) temporaries (Bijective0), 2 fused with a
+     * two-pass scan (Bijective1), 3 fused single pass with decoupled look-back (Bijective2).  */
+    CLPERM_PARAM_SHUFFLE_FUSION = 8,
+    /* Shuffle kernels: 0 auto, 1 work-group tiles (GPUs), 2 serial: one work-item per tile.  */
+    CLPERM_PARAM_SHUFFLE_KERNEL = 9,
+    /* Work-group size of the shuffle's work-group kernels: 0 auto, else a power of two 4..1024. */
+    CLPERM_PARAM_SHUFFLE_WG_SIZE = 10,
+    /* Domain indices per work-item per tile: 0 auto, else 1..65536 (the work-group kernels use
+     * at most 32; the serial kernels take that many per tile).                              */
+    CLPERM_PARAM_SHUFFLE_ITEMS = 11
 } clperm_param;
 
 CLPERM_API clperm_status clperm_ctx_set_param(clperm_ctx *ctx, clperm_param param, int value);
@@ -235,7 +247,9 @@ typedef enum clperm_counter {
     CLPERM_COUNTER_DISK_CACHE_REJECTS = 3, /* disk-cache entries found corrupt and rebuilt */
     CLPERM_COUNTER_SG_FALLBACKS = 4,       /* subgroup choices found wrong after a build   */
     CLPERM_COUNTER_SCRATCH_ALLOCS = 5,     /* scratch buffer (re)allocations               */
-    CLPERM_COUNTER_SCRATCH_BYTES = 6       /* device scratch memory the context holds now  */
+    CLPERM_COUNTER_SCRATCH_BYTES = 6,      /* device scratch memory the context holds now  */
+    CLPERM_COUNTER_TEMP_BYTES = 7          /* device memory the last operation allocated for
+                                            * itself alone (released when it completes)   */
 } clperm_counter;
 
 CLPERM_API clperm_status clperm_ctx_counter(const clperm_ctx *ctx, clperm_counter counter,
@@ -273,6 +287,118 @@ CLPERM_API clperm_status clperm_scan_inclusive(clperm_ctx *ctx, clperm_type type
 CLPERM_API clperm_status clperm_reduce_sum(clperm_ctx *ctx, clperm_type type, cl_mem src,
                                            uint64_t n, cl_mem dst, cl_uint num_events,
                                            const cl_event *events, cl_event *event);
+
+/* ---------------------------------------------------------------------------------------------
+ * Random permutations by bijective functions (Mitchell, Stokes, Frank, Holmes: "Bandwidth-optimal
+ * random shuffling for GPUs"). A keyed bijection f of [0, 2^b), 2^b >= n, is evaluated at every
+ * i of [0, 2^b); the values f(i) < n, kept in increasing order of i, form the permutation:
+ *
+ *     perm[j] = the j-th value f(i) < n        out[j] = in[perm[j]]
+ *
+ * perm depends only on (n, seed, options): clperm_shuffle on any device, clperm_shuffle_host and
+ * clperm_perm_index give the same permutation, bit for bit. The bijections themselves are in
+ * clperm_bijection.h, which compiles as C and as OpenCL C.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum clperm_bijection {
+    CLPERM_BIJECTION_PHILOX = 1, /* VariablePhilox: a Philox-style Feistel cipher on b bits     */
+    CLPERM_BIJECTION_LCG = 2     /* f(x) = (a x + c) mod 2^b: fast, but only ~n^2 permutations;
+                                  * fails the statistical tests (kept as the paper's baseline)  */
+} clperm_bijection;
+
+/* Options that change the permutation. A NULL pointer means the defaults (all fields 0). */
+typedef struct clperm_shuffle_opts {
+    clperm_bijection bijection; /* 0: CLPERM_BIJECTION_PHILOX                                  */
+    int rounds;                 /* VariablePhilox rounds: 0 = 24 (the paper's recommendation),
+                                 * else 1..64. Must be 0 for the LCG.                          */
+} clperm_shuffle_opts;
+
+/* The key of the bijection for (n, seed, opts), for use with clperm_bijection.h in one's own
+ * kernels or host code. n <= 2^63. The round keys come from SplitMix64 seeded with a mix of seed. */
+CLPERM_API clperm_status clperm_bijection_init(clperm_bijection_key *key, uint64_t n, uint64_t seed,
+                                               const clperm_shuffle_opts *opts);
+
+/* Sets the seven kernel parameters that CLPERM_BIJECTION_KEY_PARAMS declares (clperm_bijection.h),
+ * starting at parameter index `first`, to `key`. Returns the first OpenCL error, if any. */
+CLPERM_API clperm_status clperm_bijection_set_kernel_args(cl_kernel kernel, cl_uint first,
+                                                          const clperm_bijection_key *key);
+
+/* Out-of-place shuffle: dst[j] = src[perm[j]] for j < n, items of elem_size bytes (any size >= 1;
+ * 1, 2, 4, 8 and 16 bytes have fast paths). src and dst must be different buffers, each holding
+ * at least n items. Extra device memory: O(n / tile) words of scan state kept in the context
+ * (with the default fusion level). n = 0 and n = 1 are valid (n = 1 copies the item). */
+CLPERM_API clperm_status clperm_shuffle(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t n,
+                                        size_t elem_size, uint64_t seed, const clperm_shuffle_opts *opts,
+                                        cl_uint num_events, const cl_event *events, cl_event *event);
+
+/* In-place shuffle of the first n items of buf: the same result as clperm_shuffle into a
+ * temporary buffer of n items, which is then copied back and released. */
+CLPERM_API clperm_status clperm_shuffle_inplace(clperm_ctx *ctx, cl_mem buf, uint64_t n, size_t elem_size,
+                                                uint64_t seed, const clperm_shuffle_opts *opts,
+                                                cl_uint num_events, const cl_event *events,
+                                                cl_event *event);
+
+/* dst[j] = perm[j] for j < n, as CLPERM_TYPE_U32 (n <= 2^32 only) or CLPERM_TYPE_U64 indices. */
+CLPERM_API clperm_status clperm_permutation(clperm_ctx *ctx, clperm_type type, cl_mem dst, uint64_t n,
+                                            uint64_t seed, const clperm_shuffle_opts *opts,
+                                            cl_uint num_events, const cl_event *events, cl_event *event);
+
+/* The same operations on the host, single-threaded, with no OpenCL device. dst and src must not
+ * overlap. Need no context; thread-safe. */
+CLPERM_API clperm_status clperm_shuffle_host(const void *src, void *dst, uint64_t n, size_t elem_size,
+                                             uint64_t seed, const clperm_shuffle_opts *opts);
+CLPERM_API clperm_status clperm_permutation_host(clperm_type type, void *dst, uint64_t n, uint64_t seed,
+                                                 const clperm_shuffle_opts *opts);
+
+/* Random access to perm without computing all of it. Creating the index evaluates the bijection
+ * once over [0, 2^b) and keeps one count per block of 1024 values (8 bytes per 1024 items); each
+ * query then costs at most 1024 bijection evaluations. The index is read-only after creation:
+ * queries may run from several threads at once. */
+typedef struct clperm_perm_index clperm_perm_index;
+
+CLPERM_API clperm_status clperm_perm_index_create(clperm_perm_index **out, uint64_t n, uint64_t seed,
+                                                  const clperm_shuffle_opts *opts);
+/* *src_index = perm[j]: the input that lands at output j (j < n). */
+CLPERM_API clperm_status clperm_perm_index_at(const clperm_perm_index *index, uint64_t j,
+                                              uint64_t *src_index);
+/* *dst_index = the output position where input i lands: perm[*dst_index] = i (i < n). */
+CLPERM_API clperm_status clperm_perm_index_inverse(const clperm_perm_index *index, uint64_t i,
+                                                   uint64_t *dst_index);
+/* NULL is a no-op. */
+CLPERM_API void clperm_perm_index_free(clperm_perm_index *index);
+
+/* ---------------------------------------------------------------------------------------------
+ * Permutation quality: the statistical tests of Section 5 of the shuffling paper, usable on
+ * permutations from any source. A permutation of n items is n uint32_t values, a sample of
+ * `count` permutations is count * n values, one permutation after another. Each value must be a
+ * permutation of 0..n-1, else CLPERM_ERROR_INVALID_ARGUMENT and *out is left alone.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct clperm_chi2_result {
+    double statistic; /* sum over the 120 permutations of (observed - expected)^2 / expected   */
+    int dof;          /* 119                                                                    */
+    double p_value;   /* P(chi^2_dof >= statistic) under uniformity                             */
+} clperm_chi2_result;
+
+/* Pearson's chi-squared test of uniformity over all 120 permutations of 5 items. count >= 1. */
+CLPERM_API clperm_status clperm_quality_chi2_5(const uint32_t *perms, uint64_t count,
+                                               clperm_chi2_result *out);
+
+typedef struct clperm_mmd_result {
+    double statistic;           /* unbiased MMD^2 estimate against the uniform distribution, eq. 5  */
+    double expected_kernel;     /* E[K(I, sigma)] for uniform sigma (the subtracted product)       */
+    double kernel_variance;     /* Var K(sigma, sigma') under uniformity                           */
+    double threshold_hoeffding; /* |statistic| below this accepts uniformity at level alpha, eq. 6 */
+    double threshold_normal;    /* the same from the normal approximation, eq. 7                   */
+    int pass_hoeffding;         /* 1 when |statistic| < threshold_hoeffding                        */
+    int pass_normal;            /* 1 when |statistic| < threshold_normal                           */
+} clperm_mmd_result;
+
+/* MMD test with the Mallows kernel K(s, s') = exp(-lambda n_dis(s, s') / (n choose 2)) (the paper
+ * uses lambda = 5), pairing permutations 2i and 2i+1. n >= 2, count even and >= 2, lambda > 0,
+ * 0 < alpha < 1. n_dis is counted in O(n log n) per pair. */
+CLPERM_API clperm_status clperm_quality_mmd(const uint32_t *perms, uint32_t n, uint64_t count,
+                                            double lambda, double alpha, clperm_mmd_result *out);
 
 #ifdef __cplusplus
 }

@@ -194,6 +194,10 @@ clperm_status clperm_param_bounds(clperm_param param, int *lo, int *hi) {
     case CLPERM_PARAM_SCAN_ITEMS: l = 1, h = 65536; break;
     case CLPERM_PARAM_DISK_CACHE: l = 0, h = 1; break;
     case CLPERM_PARAM_SCAN_KERNEL: l = 1, h = 2; break;
+    case CLPERM_PARAM_SHUFFLE_FUSION: l = 1, h = 3; break;
+    case CLPERM_PARAM_SHUFFLE_KERNEL: l = 1, h = 2; break;
+    case CLPERM_PARAM_SHUFFLE_WG_SIZE: l = 4, h = 1024; break;
+    case CLPERM_PARAM_SHUFFLE_ITEMS: l = 1, h = 65536; break;
     default: return CLPERM_ERROR_INVALID_PARAM;
     }
     *lo = l;
@@ -209,14 +213,16 @@ clperm_status clperm_ctx_set_param(clperm_ctx *ctx, clperm_param param, int valu
     int is_auto = value == 0 && param != CLPERM_PARAM_DISK_CACHE;
     if (!is_auto) {
         CLPERM_RETURN_IF(value < lo || value > hi, CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
-        CLPERM_RETURN_IF((param == CLPERM_PARAM_SG_WIDTH || param == CLPERM_PARAM_SCAN_WG_SIZE) && !pow2(value),
+        CLPERM_RETURN_IF((param == CLPERM_PARAM_SG_WIDTH || param == CLPERM_PARAM_SCAN_WG_SIZE ||
+                          param == CLPERM_PARAM_SHUFFLE_WG_SIZE) && !pow2(value),
                          CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
     }
     CLPERM_TRY(clperm__ctx_enter(ctx));
     clperm_status st = CLPERM_SUCCESS;
     if (!is_auto && param == CLPERM_PARAM_SG_IMPL && !(ctx->profile.sg_impls_available & (1u << value)))
         st = CLPERM_ERROR_UNSUPPORTED;
-    else if (!is_auto && param == CLPERM_PARAM_SCAN_WG_SIZE && (size_t)value > ctx->profile.max_work_group_size)
+    else if (!is_auto && (param == CLPERM_PARAM_SCAN_WG_SIZE || param == CLPERM_PARAM_SHUFFLE_WG_SIZE) &&
+             (size_t)value > ctx->profile.max_work_group_size)
         st = CLPERM_ERROR_UNSUPPORTED;
     else if (param == CLPERM_PARAM_DISK_CACHE)
         ctx->disk_cache = value && ctx->cache_dir[0];
@@ -254,6 +260,34 @@ int clperm__scan_items(const clperm_ctx *ctx, clperm_type type) {
     return items <= 64 ? items : 64;
 }
 
+int clperm__shuffle_kernel(const clperm_ctx *ctx) {
+    int k = ctx->params[CLPERM_PARAM_SHUFFLE_KERNEL];
+    return k ? k : clperm__tuning_for(&ctx->profile)->shuffle_kernel;
+}
+
+int clperm__shuffle_wg_size(const clperm_ctx *ctx) {
+    if (clperm__shuffle_kernel(ctx) == 2) return 1;
+    int wg = ctx->params[CLPERM_PARAM_SHUFFLE_WG_SIZE];
+    if (!wg) {
+        wg = clperm__tuning_for(&ctx->profile)->shuffle_wg_size;
+        while ((size_t)wg > ctx->profile.max_work_group_size && wg > 1) wg >>= 1;
+    }
+    return wg;
+}
+
+int clperm__shuffle_items(const clperm_ctx *ctx) {
+    const clperm__tuning *tune = clperm__tuning_for(&ctx->profile);
+    int items = ctx->params[CLPERM_PARAM_SHUFFLE_ITEMS];
+    if (clperm__shuffle_kernel(ctx) == 2) return items ? items : tune->shuffle_serial_items;
+    if (!items) items = tune->shuffle_items;
+    return items <= 32 ? items : 32;
+}
+
+int clperm__shuffle_fusion(const clperm_ctx *ctx) {
+    int f = ctx->params[CLPERM_PARAM_SHUFFLE_FUSION];
+    return f ? f : (ctx->profile.forward_progress ? 3 : 2);
+}
+
 clperm_status clperm_ctx_get_param(const clperm_ctx *ctx, clperm_param param, int *value) {
     CLPERM_RETURN_IF(!value, CLPERM_ERROR_INVALID_ARGUMENT);
     int lo, hi;
@@ -272,6 +306,10 @@ clperm_status clperm_ctx_get_param(const clperm_ctx *ctx, clperm_param param, in
     case CLPERM_PARAM_SCAN_ITEMS: v = clperm__scan_items(c, CLPERM_TYPE_U32); break;
     case CLPERM_PARAM_DISK_CACHE: v = c->disk_cache; break;
     case CLPERM_PARAM_SCAN_KERNEL: v = clperm__scan_kernel(c); break;
+    case CLPERM_PARAM_SHUFFLE_FUSION: v = clperm__shuffle_fusion(c); break;
+    case CLPERM_PARAM_SHUFFLE_KERNEL: v = clperm__shuffle_kernel(c); break;
+    case CLPERM_PARAM_SHUFFLE_WG_SIZE: v = clperm__shuffle_wg_size(c); break;
+    case CLPERM_PARAM_SHUFFLE_ITEMS: v = clperm__shuffle_items(c); break;
     default: break;
     }
     clperm__ctx_leave(c);

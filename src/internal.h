@@ -37,6 +37,10 @@ extern const char clperm__cl_clperm_subgroup_h[];
 extern const size_t clperm__cl_clperm_subgroup_h_size;
 extern const char clperm__cl_scan_cl[];
 extern const size_t clperm__cl_scan_cl_size;
+extern const char clperm__cl_clperm_bijection_h[];
+extern const size_t clperm__cl_clperm_bijection_h_size;
+extern const char clperm__cl_shuffle_cl[];
+extern const size_t clperm__cl_shuffle_cl_size;
 
 /* ---- hashing ---- */
 typedef struct clperm__hash {
@@ -76,8 +80,8 @@ typedef struct clperm__scratch {
 } clperm__scratch;
 
 /* ---- the context ---- */
-#define CLPERM__PARAM_MAX 8
-#define CLPERM__COUNTER_MAX 7
+#define CLPERM__PARAM_MAX 16
+#define CLPERM__COUNTER_MAX 8
 
 struct clperm_ctx {
     uint64_t magic;
@@ -133,6 +137,10 @@ typedef struct clperm__tuning {
     int scan_serial_u32;     /* serial kernels: items per tile */
     int scan_serial_u64;
     int scan_groups_per_cu;  /* reduce-then-scan: work-groups per compute unit */
+    int shuffle_kernel;      /* shuffle kernels: 1 work-group tiles, 2 serial */
+    int shuffle_wg_size;     /* work-group kernels: work-items per work-group */
+    int shuffle_items;       /* work-group kernels: domain indices per work-item (<= 32) */
+    int shuffle_serial_items; /* serial kernels: domain indices per tile */
 } clperm__tuning;
 const clperm__tuning *clperm__tuning_for(const clperm_profile *p);
 /* The subgroup size the runtime reports for `kernel` at work-group size wg (khr devices); 0 when
@@ -144,6 +152,20 @@ size_t clperm__kernel_sg_size(clperm_ctx *ctx, cl_kernel kernel, size_t wg);
 int clperm__scan_kernel(const clperm_ctx *ctx);
 int clperm__scan_wg_size(const clperm_ctx *ctx);
 int clperm__scan_items(const clperm_ctx *ctx, clperm_type type);
+/* The same for the shuffle kernels; fusion level 1, 2 or 3 (Bijective0, 1, 2). */
+int clperm__shuffle_kernel(const clperm_ctx *ctx);
+int clperm__shuffle_wg_size(const clperm_ctx *ctx);
+int clperm__shuffle_items(const clperm_ctx *ctx);
+int clperm__shuffle_fusion(const clperm_ctx *ctx);
+
+/* ---- scan and shuffle internals (the context is locked by the caller) ---- */
+clperm_status clperm__scan(clperm_ctx *ctx, clperm_type type, cl_mem src, cl_mem dst, uint64_t n,
+                           int inclusive, cl_uint num_events, const cl_event *events, cl_event *event);
+/* The next look-back call's tile base and epoch, with scratch for `tiles` tiles reserved. */
+clperm_status clperm__lookback_begin(clperm_ctx *ctx, uint64_t tiles, cl_uint *tile_base, cl_uint *epoch);
+void clperm__lookback_end(clperm_ctx *ctx, uint64_t tiles);
+/* Options with defaults filled in; CLPERM_ERROR_INVALID_ARGUMENT when they are not valid. */
+clperm_status clperm__shuffle_opts_check(const clperm_shuffle_opts *opts, clperm_shuffle_opts *out);
 
 /* ---- program building and caching ---- */
 /* Returns the kernel `name` of the program built from `src` with `options`, building (or loading
@@ -156,6 +178,11 @@ clperm_status clperm__kernel_get(clperm_ctx *ctx, const clperm__source *src, con
  * choice when it was wrong. Writes the full option string used into opts (opts_cap bytes). */
 clperm_status clperm__sg_kernel_get(clperm_ctx *ctx, const clperm__source *src, const char *options,
                                     size_t wg_size, const char *name, cl_kernel *out);
+
+/* Kernels over tiles: serial ones (one work-item per work-group, no subgroup layer) through
+ * clperm__kernel_get with the defines that says so, work-group ones through clperm__sg_kernel_get. */
+clperm_status clperm__tile_kernel_get(clperm_ctx *ctx, const clperm__source *src, const char *options, int serial,
+                                      size_t wg_size, const char *name, cl_kernel *out);
 
 /* ---- disk cache ---- */
 /* Fills *binary (malloc'd) when a valid entry exists for key_text; 0 on hit. */

@@ -200,3 +200,11 @@ clperm_status clperm__sg_kernel_get(clperm_ctx *ctx, const clperm__source *src, 
         }
     }
 }
+
+clperm_status clperm__tile_kernel_get(clperm_ctx *ctx, const clperm__source *src, const char *options, int serial,
+                                      size_t wg_size, const char *name, cl_kernel *out) {
+    if (!serial) return clperm__sg_kernel_get(ctx, src, options, wg_size, name, out);
+    char opts[1024];
+    snprintf(opts, sizeof opts, "-DCLPERM_WG_SIZE=1 -DCLPERM_SG_IMPL=1 -DCLPERM_SG_WIDTH=1 %s", options);
+    return clperm__kernel_get(ctx, src, opts, name, out);
+}

@@ -52,12 +52,7 @@ static clperm_status kernel(clperm_ctx *ctx, const scan_plan *plan, clperm_type 
     clperm__source src = {"scan", 2, scan_texts, lengths};
     char name[64];
     snprintf(name, sizeof name, "%s%s", base, type == CLPERM_TYPE_U64 ? "u64" : "u32");
-    if (plan->serial) {
-        char opts[384];
-        snprintf(opts, sizeof opts, "-DCLPERM_WG_SIZE=1 -DCLPERM_SG_IMPL=1 -DCLPERM_SG_WIDTH=1 %s", plan->options);
-        return clperm__kernel_get(ctx, &src, opts, name, out);
-    }
-    return clperm__sg_kernel_get(ctx, &src, plan->options, plan->wg, name, out);
+    return clperm__tile_kernel_get(ctx, &src, plan->options, plan->serial, plan->wg, name, out);
 }
 
 #define ARG(k, i, v) err = err != CL_SUCCESS ? err : clSetKernelArg(k, i, sizeof(v), &(v))
@@ -68,15 +63,12 @@ static clperm_status enqueue(clperm_ctx *ctx, cl_kernel k, size_t groups, size_t
     return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wg, num_events, events, event);
 }
 
-static clperm_status run_lookback(clperm_ctx *ctx, const scan_plan *plan, clperm_type type, cl_mem src,
-                                  cl_mem dst, uint64_t n, cl_uint inclusive, cl_uint num_events,
-                                  const cl_event *events, cl_event *event) {
-    cl_kernel k;
-    CLPERM_TRY(kernel(ctx, plan, type, "clperm_scan_lookback_", &k));
+clperm_status clperm__lookback_begin(clperm_ctx *ctx, uint64_t tiles, cl_uint *tile_base, cl_uint *epoch) {
+    CLPERM_RETURN_IF(tiles >= UINT32_MAX / 4, CLPERM_ERROR_SIZE_OVERFLOW);
     CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->scan_counter, sizeof(cl_uint), 1, NULL));
     int grown = 0;
-    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->scan_flags, (size_t)plan->tiles * sizeof(cl_uint), 1, &grown));
-    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->scan_values, (size_t)plan->tiles * 4 * sizeof(cl_uint), 0, NULL));
+    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->scan_flags, (size_t)tiles * sizeof(cl_uint), 1, &grown));
+    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->scan_values, (size_t)tiles * 4 * sizeof(cl_uint), 1, NULL));
     if (grown) ctx->scan_epoch = 1; /* fresh flags are zero: every epoch from 1 is unused */
     if (ctx->scan_epoch >= EPOCH_LIMIT) {
         cl_uint zero = 0;
@@ -84,7 +76,24 @@ static clperm_status run_lookback(clperm_ctx *ctx, const scan_plan *plan, clperm
                                        ctx->scan_flags.bytes, 0, NULL, NULL));
         ctx->scan_epoch = 1;
     }
-    cl_uint tile_base = ctx->scan_tile_base, epoch = ctx->scan_epoch;
+    *tile_base = ctx->scan_tile_base;
+    *epoch = ctx->scan_epoch;
+    return CLPERM_SUCCESS;
+}
+
+void clperm__lookback_end(clperm_ctx *ctx, uint64_t tiles) {
+    /* The counter advanced by one per tile; the next call's tiles start after these. */
+    ctx->scan_tile_base += (cl_uint)tiles;
+    ctx->scan_epoch++;
+}
+
+static clperm_status run_lookback(clperm_ctx *ctx, const scan_plan *plan, clperm_type type, cl_mem src,
+                                  cl_mem dst, uint64_t n, cl_uint inclusive, cl_uint num_events,
+                                  const cl_event *events, cl_event *event) {
+    cl_kernel k;
+    CLPERM_TRY(kernel(ctx, plan, type, "clperm_scan_lookback_", &k));
+    cl_uint tile_base, epoch;
+    CLPERM_TRY(clperm__lookback_begin(ctx, plan->tiles, &tile_base, &epoch));
     cl_int err = CL_SUCCESS;
     ARG(k, 0, src);
     ARG(k, 1, dst);
@@ -98,9 +107,7 @@ static clperm_status run_lookback(clperm_ctx *ctx, const scan_plan *plan, clperm
     ARG(k, 8, epoch);
     CLPERM_TRY(err);
     CLPERM_TRY(enqueue(ctx, k, (size_t)plan->tiles, plan->wg, num_events, events, event));
-    /* The counter advanced by one per tile; the next call's tiles start after these. */
-    ctx->scan_tile_base = tile_base + (cl_uint)plan->tiles;
-    ctx->scan_epoch = epoch + 1;
+    clperm__lookback_end(ctx, plan->tiles);
     return CLPERM_SUCCESS;
 }
 
@@ -169,6 +176,12 @@ static clperm_status scan_checked(clperm_ctx *ctx, clperm_type type, cl_mem src,
     if (plan.algorithm == 2)
         return run_lookback(ctx, &plan, type, src, dst, n, mode == SCAN_INCLUSIVE, num_events, events, event);
     return run_reduce_then_scan(ctx, &plan, type, src, dst, n, mode, num_events, events, event);
+}
+
+clperm_status clperm__scan(clperm_ctx *ctx, clperm_type type, cl_mem src, cl_mem dst, uint64_t n,
+                           int inclusive, cl_uint num_events, const cl_event *events, cl_event *event) {
+    return scan_checked(ctx, type, src, dst, n, inclusive ? SCAN_INCLUSIVE : SCAN_EXCLUSIVE, num_events,
+                        events, event);
 }
 
 static clperm_status scan_entry(clperm_ctx *ctx, clperm_type type, cl_mem src, cl_mem dst, uint64_t n,

@@ -1,0 +1,318 @@
+/* Device shuffles: argument checks, the plan (fusion level, tile shape, item words) and the
+ * kernel launches of the three fusion levels. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const shuffle_texts[4] = {clperm__cl_clperm_subgroup_h, clperm__cl_clperm_bijection_h,
+                                             clperm__cl_scan_cl, clperm__cl_shuffle_cl};
+
+typedef struct shuffle_plan {
+    clperm_bijection_key key;
+    int fusion; /* 1, 2, 3: Bijective0, 1, 2 */
+    int serial;
+    size_t wg;
+    int items;
+    uint64_t tile, tiles;
+    int wide;            /* the domain needs 64-bit indices and positions */
+    size_t word_bytes;   /* an item is `words` words of word_bytes */
+    uint64_t words;
+    char options[640];
+} shuffle_plan;
+
+static const char *word_type(size_t bytes) {
+    switch (bytes) {
+    case 1: return "uchar";
+    case 2: return "ushort";
+    case 4: return "uint";
+    case 8: return "ulong";
+    default: return "uint4";
+    }
+}
+
+/* perm_type: 0 for items of elem_size bytes, else the index type written. */
+static clperm_status plan_shuffle(const clperm_ctx *ctx, uint64_t n, size_t elem_size, clperm_type perm_type,
+                                  uint64_t seed, const clperm_shuffle_opts *opts, shuffle_plan *p) {
+    CLPERM_TRY(clperm_bijection_init(&p->key, n, seed, opts));
+    p->fusion = clperm__shuffle_fusion(ctx);
+    p->serial = clperm__shuffle_kernel(ctx) == 2;
+    p->wg = (size_t)clperm__shuffle_wg_size(ctx);
+    p->items = clperm__shuffle_items(ctx);
+    p->wide = p->key.bits > 32;
+    size_t idx_bytes = p->wide ? 8 : 4;
+    /* Keep the staged tile inside local memory, with room for the scratch words. */
+    while (!p->serial && p->items > 1 &&
+           p->wg * (size_t)p->items * idx_bytes + p->wg * 8 + 4096 > ctx->profile.local_mem_bytes)
+        p->items--;
+    while (p->serial && p->items > 64 && (size_t)p->items * idx_bytes + 4096 > ctx->profile.local_mem_bytes)
+        p->items /= 2;
+    p->tile = (uint64_t)p->wg * (uint64_t)p->items;
+    p->tiles = (p->key.domain + p->tile - 1) / p->tile;
+    if (perm_type) {
+        p->word_bytes = clperm_type_size(perm_type);
+        p->words = 1;
+    } else {
+        p->word_bytes = 16;
+        while (elem_size % p->word_bytes) p->word_bytes /= 2;
+        p->words = elem_size / p->word_bytes;
+    }
+    CLPERM_RETURN_IF(p->tiles >= UINT32_MAX / 4, CLPERM_ERROR_SIZE_OVERFLOW);
+    const char *t = p->wide ? "ulong" : "uint";
+    int n_opts = snprintf(p->options, sizeof p->options,
+                          "-DCLPERM_T=%s -DCLPERM_TS=%s -DCLPERM_SCAN_ITEMS=1 -DCLPERM_SCAN_STAGE=0 "
+                          "-DCLPERM_SCAN_SERIAL=%d -DCLPERM_SHUF_ITEMS=%d -DCLPERM_SHUF_IDX=%s "
+                          "-DCLPERM_SHUF_WORD=%s -DCLPERM_SHUF_WORDS=%llu -DCLPERM_SHUF_PERM=%d "
+                          "-DCLPERM_BIJECTION_KIND=%u",
+                          t, p->wide ? "u64" : "u32", p->serial, p->items, t, word_type(p->word_bytes),
+                          (unsigned long long)p->words, perm_type != 0, p->key.kind);
+    if (p->key.kind == CLPERM_BIJ_PHILOX)
+        snprintf(p->options + n_opts, sizeof p->options - (size_t)n_opts, " -DCLPERM_BIJECTION_ROUNDS=%u",
+                 p->key.rounds);
+    return CLPERM_SUCCESS;
+}
+
+static clperm_status kernel(clperm_ctx *ctx, const shuffle_plan *p, const char *name, cl_kernel *out) {
+    size_t lengths[4] = {clperm__cl_clperm_subgroup_h_size, clperm__cl_clperm_bijection_h_size,
+                         clperm__cl_scan_cl_size, clperm__cl_shuffle_cl_size};
+    clperm__source src = {"shuffle", 4, shuffle_texts, lengths};
+    return clperm__tile_kernel_get(ctx, &src, p->options, p->serial, p->wg, name, out);
+}
+
+#define ARG(k, i, v) err = err != CL_SUCCESS ? err : clSetKernelArg(k, i, sizeof(v), &(v))
+#define KEY(k, i, key) err = err != CL_SUCCESS ? err : clperm_bijection_set_kernel_args(k, i, &(key))
+
+/* Releases the temporaries once the command behind `done` has completed. Releasing right after
+ * the enqueue is legal OpenCL, but some implementations (Oclgrind among them) free the memory
+ * before queued kernels run. On failure to register, waits for the command instead. */
+typedef struct temporaries {
+    cl_mem mem[2];
+} temporaries;
+
+static void CL_CALLBACK release_temporaries(cl_event ev, cl_int status, void *data) {
+    (void)ev;
+    (void)status;
+    temporaries *t = data;
+    for (int i = 0; i < 2; i++)
+        if (t->mem[i]) clReleaseMemObject(t->mem[i]);
+    free(t);
+}
+
+static void release_when_done(cl_event done, cl_mem a, cl_mem b) {
+    temporaries *t = malloc(sizeof *t);
+    if (t) {
+        t->mem[0] = a;
+        t->mem[1] = b;
+        if (done && clSetEventCallback(done, CL_COMPLETE, release_temporaries, t) == CL_SUCCESS) return;
+        free(t);
+    }
+    if (done) clWaitForEvents(1, &done);
+    if (a) clReleaseMemObject(a);
+    if (b) clReleaseMemObject(b);
+}
+
+static clperm_status enqueue(clperm_ctx *ctx, cl_kernel k, size_t global, const size_t *local,
+                             cl_uint num_events, const cl_event *events, cl_event *event) {
+    return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, local, num_events, events, event);
+}
+
+/* Bijective2: one kernel, tiles chained by decoupled look-back. */
+static clperm_status run_lookback(clperm_ctx *ctx, const shuffle_plan *p, cl_mem src, cl_mem dst,
+                                  cl_uint num_events, const cl_event *events, cl_event *event) {
+    cl_kernel k;
+    CLPERM_TRY(kernel(ctx, p, "clperm_shuffle_lookback", &k));
+    cl_uint tile_base, epoch;
+    CLPERM_TRY(clperm__lookback_begin(ctx, p->tiles, &tile_base, &epoch));
+    cl_int err = CL_SUCCESS;
+    ARG(k, 0, src);
+    ARG(k, 1, dst);
+    KEY(k, 2, p->key);
+    ARG(k, 8, ctx->scan_counter.mem);
+    ARG(k, 9, tile_base);
+    ARG(k, 10, ctx->scan_flags.mem);
+    ARG(k, 11, ctx->scan_values.mem);
+    ARG(k, 12, epoch);
+    CLPERM_TRY(err);
+    CLPERM_TRY(enqueue(ctx, k, (size_t)p->tiles * p->wg, &p->wg, num_events, events, event));
+    clperm__lookback_end(ctx, p->tiles);
+    return CLPERM_SUCCESS;
+}
+
+/* Bijective1: count kept values per range of tiles, scan the counts, shuffle each range. */
+static clperm_status run_two_pass(clperm_ctx *ctx, const shuffle_plan *p, cl_mem src, cl_mem dst,
+                                  cl_uint num_events, const cl_event *events, cl_event *event) {
+    const clperm__tuning *tune = clperm__tuning_for(&ctx->profile);
+    uint64_t max_groups = (uint64_t)ctx->profile.compute_units * (uint64_t)tune->scan_groups_per_cu;
+    uint64_t tiles_per_group = (p->tiles + max_groups - 1) / max_groups;
+    uint64_t groups = (p->tiles + tiles_per_group - 1) / tiles_per_group;
+    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->scan_partials, (size_t)groups * (p->wide ? 8 : 4), 0, NULL));
+    cl_kernel kc, ks, kd;
+    CLPERM_TRY(kernel(ctx, p, "clperm_shuffle_count", &kc));
+    CLPERM_TRY(kernel(ctx, p, p->wide ? "clperm_scan_spine_u64" : "clperm_scan_spine_u32", &ks));
+    CLPERM_TRY(kernel(ctx, p, "clperm_shuffle_downsweep", &kd));
+    cl_int err = CL_SUCCESS;
+    cl_ulong tpg = tiles_per_group;
+    cl_uint count = (cl_uint)groups, write_total = 0;
+    cl_mem partials = ctx->scan_partials.mem;
+    KEY(kc, 0, p->key);
+    ARG(kc, 6, tpg);
+    ARG(kc, 7, partials);
+    ARG(ks, 0, partials);
+    ARG(ks, 1, count);
+    ARG(ks, 2, partials);
+    ARG(ks, 3, write_total);
+    ARG(kd, 0, src);
+    ARG(kd, 1, dst);
+    KEY(kd, 2, p->key);
+    ARG(kd, 8, tpg);
+    ARG(kd, 9, partials);
+    CLPERM_TRY(err);
+    CLPERM_TRY(enqueue(ctx, kc, (size_t)groups * p->wg, &p->wg, num_events, events, NULL));
+    CLPERM_TRY(enqueue(ctx, ks, p->wg, &p->wg, 0, NULL, NULL));
+    return enqueue(ctx, kd, (size_t)groups * p->wg, &p->wg, 0, NULL, event);
+}
+
+/* Bijective0: f(i) and keep flags for the whole domain, a device-wide scan of the flags, and a
+ * scatter, each its own pass through temporaries of O(2^bits) words. */
+static clperm_status run_separate(clperm_ctx *ctx, const shuffle_plan *p, cl_mem src, cl_mem dst,
+                                  cl_uint num_events, const cl_event *events, cl_event *event) {
+    clperm_status st;
+    size_t word = p->wide ? 8 : 4;
+    uint64_t domain = p->key.domain;
+    cl_mem idx = NULL, keep = NULL;
+    cl_event done = NULL;
+    cl_kernel kt, ks;
+    CLPERM_TRY(kernel(ctx, p, "clperm_shuffle_transform", &kt));
+    CLPERM_TRY(kernel(ctx, p, "clperm_shuffle_scatter", &ks));
+    CLPERM_RETURN_IF(domain > SIZE_MAX / word, CLPERM_ERROR_SIZE_OVERFLOW);
+    cl_int err = CL_SUCCESS;
+    idx = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)domain * word, NULL, &err);
+    if (idx) keep = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)domain * word, NULL, &err);
+    CLPERM_CHECK(err);
+    ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 2 * (uint64_t)domain * word;
+    cl_ulong dom = domain, n = p->key.n;
+    KEY(kt, 0, p->key);
+    ARG(kt, 6, idx);
+    ARG(kt, 7, keep);
+    ARG(ks, 0, src);
+    ARG(ks, 1, dst);
+    ARG(ks, 2, dom);
+    ARG(ks, 3, n);
+    ARG(ks, 4, idx);
+    ARG(ks, 5, keep);
+    CLPERM_CHECK(err);
+    size_t global = (size_t)((domain + p->wg - 1) / p->wg * p->wg);
+    CLPERM_CHECK(enqueue(ctx, kt, global, &p->wg, num_events, events, NULL));
+    CLPERM_CHECK(clperm__scan(ctx, p->wide ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32, keep, keep, domain, 0, 0, NULL, NULL));
+    CLPERM_CHECK(enqueue(ctx, ks, global, &p->wg, 0, NULL, &done));
+    if (event) {
+        clRetainEvent(done);
+        *event = done;
+    }
+cleanup:
+    /* After a failure, whatever was enqueued finishes before clFinish returns. */
+    if (st != CLPERM_SUCCESS) clFinish(ctx->queue);
+    release_when_done(done, idx, keep);
+    if (done) clReleaseEvent(done);
+    return st;
+}
+
+static clperm_status run_plan(clperm_ctx *ctx, const shuffle_plan *p, cl_mem src, cl_mem dst,
+                              cl_uint num_events, const cl_event *events, cl_event *event) {
+    switch (p->fusion) {
+    case 1: return run_separate(ctx, p, src, dst, num_events, events, event);
+    case 2: return run_two_pass(ctx, p, src, dst, num_events, events, event);
+    default: return run_lookback(ctx, p, src, dst, num_events, events, event);
+    }
+}
+
+static clperm_status marker(clperm_ctx *ctx, cl_uint num_events, const cl_event *events, cl_event *event) {
+    return event ? clEnqueueMarkerWithWaitList(ctx->queue, num_events, events, event) : CLPERM_SUCCESS;
+}
+
+static clperm_status shuffle_checked(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t n, size_t elem_size,
+                                     uint64_t seed, const clperm_shuffle_opts *opts, cl_uint num_events,
+                                     const cl_event *events, cl_event *event) {
+    CLPERM_RETURN_IF(elem_size == 0, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_TRY(clperm__check_events(num_events, events));
+    CLPERM_TRY(clperm__check_buffer(ctx, src, n, elem_size, 0));
+    CLPERM_TRY(clperm__check_buffer(ctx, dst, n, elem_size, 1));
+    CLPERM_RETURN_IF(src == dst, CLPERM_ERROR_INVALID_ARGUMENT);
+    shuffle_plan p;
+    CLPERM_TRY(plan_shuffle(ctx, n, elem_size, 0, seed, opts, &p));
+    ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
+    if (n == 0) return marker(ctx, num_events, events, event);
+    return run_plan(ctx, &p, src, dst, num_events, events, event);
+}
+
+clperm_status clperm_shuffle(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t n, size_t elem_size, uint64_t seed,
+                             const clperm_shuffle_opts *opts, cl_uint num_events, const cl_event *events,
+                             cl_event *event) {
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    clperm_status st = shuffle_checked(ctx, src, dst, n, elem_size, seed, opts, num_events, events, event);
+    clperm__ctx_leave(ctx);
+    return st;
+}
+
+static clperm_status inplace_checked(clperm_ctx *ctx, cl_mem buf, uint64_t n, size_t elem_size, uint64_t seed,
+                                     const clperm_shuffle_opts *opts, cl_uint num_events, const cl_event *events,
+                                     cl_event *event) {
+    CLPERM_RETURN_IF(elem_size == 0, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_TRY(clperm__check_events(num_events, events));
+    CLPERM_TRY(clperm__check_buffer(ctx, buf, n, elem_size, 1));
+    shuffle_plan p;
+    CLPERM_TRY(plan_shuffle(ctx, n, elem_size, 0, seed, opts, &p));
+    ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
+    if (n == 0) return marker(ctx, num_events, events, event);
+    size_t bytes = (size_t)n * elem_size;
+    cl_int err;
+    cl_mem tmp = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (!tmp) return err;
+    cl_event done = NULL;
+    clperm_status st = run_plan(ctx, &p, buf, tmp, num_events, events, NULL);
+    uint64_t temp = ctx->counters[CLPERM_COUNTER_TEMP_BYTES] + bytes;
+    if (st == CLPERM_SUCCESS) st = clEnqueueCopyBuffer(ctx->queue, tmp, buf, 0, 0, bytes, 0, NULL, &done);
+    if (st == CLPERM_SUCCESS && event) {
+        clRetainEvent(done);
+        *event = done;
+    }
+    if (st != CLPERM_SUCCESS) clFinish(ctx->queue);
+    ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = temp;
+    release_when_done(done, tmp, NULL);
+    if (done) clReleaseEvent(done);
+    return st;
+}
+
+clperm_status clperm_shuffle_inplace(clperm_ctx *ctx, cl_mem buf, uint64_t n, size_t elem_size, uint64_t seed,
+                                     const clperm_shuffle_opts *opts, cl_uint num_events, const cl_event *events,
+                                     cl_event *event) {
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    clperm_status st = inplace_checked(ctx, buf, n, elem_size, seed, opts, num_events, events, event);
+    clperm__ctx_leave(ctx);
+    return st;
+}
+
+static clperm_status permutation_checked(clperm_ctx *ctx, clperm_type type, cl_mem dst, uint64_t n, uint64_t seed,
+                                         const clperm_shuffle_opts *opts, cl_uint num_events,
+                                         const cl_event *events, cl_event *event) {
+    size_t es = clperm_type_size(type);
+    CLPERM_RETURN_IF(es == 0, CLPERM_ERROR_INVALID_TYPE);
+    CLPERM_RETURN_IF(type == CLPERM_TYPE_U32 && n > (UINT64_C(1) << 32), CLPERM_ERROR_INVALID_TYPE);
+    CLPERM_TRY(clperm__check_events(num_events, events));
+    CLPERM_TRY(clperm__check_buffer(ctx, dst, n, es, 1));
+    shuffle_plan p;
+    CLPERM_TRY(plan_shuffle(ctx, n, es, type, seed, opts, &p));
+    ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
+    if (n == 0) return marker(ctx, num_events, events, event);
+    return run_plan(ctx, &p, dst, dst, num_events, events, event);
+}
+
+clperm_status clperm_permutation(clperm_ctx *ctx, clperm_type type, cl_mem dst, uint64_t n, uint64_t seed,
+                                 const clperm_shuffle_opts *opts, cl_uint num_events, const cl_event *events,
+                                 cl_event *event) {
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    clperm_status st = permutation_checked(ctx, type, dst, n, seed, opts, num_events, events, event);
+    clperm__ctx_leave(ctx);
+    return st;
+}

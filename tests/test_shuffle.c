@@ -1,0 +1,413 @@
+/* Shuffles: the host permutation is a permutation and matches random access and the known-answer
+ * file; every device gives the host's output bit for bit at every fusion level and kernel kind;
+ * bad input leaves the output untouched. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+#ifndef CLPERM_TEST_DATA_DIR
+#define CLPERM_TEST_DATA_DIR "."
+#endif
+
+static const clperm_shuffle_opts philox = {CLPERM_BIJECTION_PHILOX, 0};
+static const clperm_shuffle_opts lcg = {CLPERM_BIJECTION_LCG, 0};
+
+/* 1 when perm holds each of 0..n-1 exactly once. */
+static int is_permutation(const uint64_t *perm, uint64_t n) {
+    unsigned char *seen = calloc(n ? n : 1, 1);
+    cr_assert(seen);
+    int ok = 1;
+    for (uint64_t j = 0; j < n && ok; j++) {
+        if (perm[j] >= n || seen[perm[j]]) ok = 0;
+        else seen[perm[j]] = 1;
+    }
+    free(seen);
+    return ok;
+}
+
+static uint64_t *host_perm(uint64_t n, uint64_t seed, const clperm_shuffle_opts *opts) {
+    uint64_t *p = malloc((n ? n : 1) * 8);
+    cr_assert(p);
+    clperm_status st = clperm_permutation_host(CLPERM_TYPE_U64, p, n, seed, opts);
+    cr_assert_eq(st, CLPERM_SUCCESS, "host permutation n=%llu: %s", (unsigned long long)n, clperm_status_name(st));
+    return p;
+}
+
+static const uint64_t host_sizes[] = {0,  1,  2,  3,  5,  7,   15,   16,   17,   31,    32,    33,   63,
+                                      64, 65, 97, 255, 256, 257, 1009, 4095, 4097, 65537, 100003, (1u << 20) + 1};
+
+Test(shuffle_host, every_size_gives_a_permutation) {
+    uint64_t seed = test_seed();
+    cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
+    for (int b = 0; b < 2; b++)
+        for (size_t s = 0; s < sizeof host_sizes / sizeof host_sizes[0]; s++) {
+            uint64_t n = host_sizes[s];
+            uint64_t *p = host_perm(n, seed + s, b ? &lcg : &philox);
+            cr_assert(is_permutation(p, n), "%s n=%llu: not a permutation", b ? "lcg" : "philox", (unsigned long long)n);
+            free(p);
+        }
+    for (unsigned k = 1; k <= 22; k++) {
+        uint64_t n = (UINT64_C(1) << k) + 1;
+        uint64_t *p = host_perm(n, seed ^ k, &philox);
+        cr_assert(is_permutation(p, n), "philox n=2^%u+1: not a permutation", k);
+        free(p);
+    }
+}
+
+/* The rounds, the bijection and the seed all change the permutation; the same inputs repeat it. */
+Test(shuffle_host, options_and_seed_matter) {
+    const uint64_t n = 1000;
+    uint64_t *a = host_perm(n, 1, &philox), *b = host_perm(n, 1, &philox), *c = host_perm(n, 2, &philox);
+    clperm_shuffle_opts r10 = {CLPERM_BIJECTION_PHILOX, 10};
+    uint64_t *d = host_perm(n, 1, &r10), *e = host_perm(n, 1, &lcg);
+    cr_assert(memcmp(a, b, n * 8) == 0, "same seed, different permutations");
+    cr_assert(memcmp(a, c, n * 8) != 0, "seeds 1 and 2 give the same permutation");
+    cr_assert(memcmp(a, d, n * 8) != 0, "10 and 24 rounds give the same permutation");
+    cr_assert(memcmp(a, e, n * 8) != 0, "philox and lcg give the same permutation");
+    free(a), free(b), free(c), free(d), free(e);
+}
+
+/* f^-1(f(x)) = x over whole small domains and at sampled points of large ones, for both kinds. */
+Test(shuffle_host, bijections_invert) {
+    uint64_t seed = test_seed();
+    for (int b = 0; b < 2; b++)
+        for (unsigned bits = 1; bits <= 63; bits++) {
+            clperm_bijection_key key;
+            cr_assert_eq(clperm_bijection_init(&key, (UINT64_C(1) << bits) - 1, seed + bits, b ? &lcg : &philox),
+                         CLPERM_SUCCESS);
+            uint64_t count = key.domain <= (1u << 16) ? key.domain : 4096;
+            uint64_t x = seed;
+            for (uint64_t i = 0; i < count; i++) {
+                uint64_t v = key.domain <= (1u << 16) ? i : (x = x * 6364136223846793005u + 1442695040888963407u) >> (64 - key.bits);
+                uint64_t y = clperm_bijection_apply(&key, v);
+                cr_assert_lt(y, key.domain);
+                cr_assert_eq(clperm_bijection_invert(&key, y), v, "%s bits=%u: f^-1(f(%llu)) = %llu", b ? "lcg" : "philox",
+                             key.bits, (unsigned long long)v, (unsigned long long)clperm_bijection_invert(&key, y));
+            }
+        }
+}
+
+/* Random access agrees with the whole permutation, both ways. */
+Test(shuffle_host, index_matches_permutation) {
+    const uint64_t sizes[] = {1, 2, 5, 1000, 1024, 1025, 5000, (1u << 13) + 1, 100003};
+    uint64_t seed = test_seed();
+    for (int b = 0; b < 2; b++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            uint64_t n = sizes[s];
+            uint64_t *p = host_perm(n, seed + s, b ? &lcg : &philox);
+            clperm_perm_index *ix = NULL;
+            cr_assert_eq(clperm_perm_index_create(&ix, n, seed + s, b ? &lcg : &philox), CLPERM_SUCCESS);
+            uint64_t step = n > 5000 ? 97 : 1;
+            for (uint64_t j = 0; j < n; j += step) {
+                uint64_t src = ~0ull, pos = ~0ull;
+                cr_assert_eq(clperm_perm_index_at(ix, j, &src), CLPERM_SUCCESS);
+                cr_assert_eq(src, p[j], "n=%llu: at(%llu) = %llu, want %llu", (unsigned long long)n,
+                             (unsigned long long)j, (unsigned long long)src, (unsigned long long)p[j]);
+                cr_assert_eq(clperm_perm_index_inverse(ix, p[j], &pos), CLPERM_SUCCESS);
+                cr_assert_eq(pos, j, "n=%llu: inverse(%llu) = %llu, want %llu", (unsigned long long)n,
+                             (unsigned long long)p[j], (unsigned long long)pos, (unsigned long long)j);
+            }
+            uint64_t out = 7;
+            cr_assert_eq(clperm_perm_index_at(ix, n, &out), CLPERM_ERROR_INVALID_ARGUMENT);
+            cr_assert_eq(clperm_perm_index_inverse(ix, n, &out), CLPERM_ERROR_INVALID_ARGUMENT);
+            cr_assert_eq(out, 7);
+            clperm_perm_index_free(ix);
+            free(p);
+        }
+    clperm_perm_index_free(NULL);
+}
+
+/* Known answers: tests/data/shuffle_kat.txt holds, per line, "bijection rounds n seed" and the first
+ * values of the permutation (all of it for small n). The file pins the permutation across versions,
+ * hosts and devices. */
+Test(shuffle_host, known_answers) {
+    FILE *f = fopen(CLPERM_TEST_DATA_DIR "/shuffle_kat.txt", "r");
+    cr_assert(f, "cannot open %s/shuffle_kat.txt", CLPERM_TEST_DATA_DIR);
+    char line[4096];
+    int cases = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        char kind[16];
+        int rounds, used;
+        unsigned long long n, seed;
+        cr_assert_eq(sscanf(line, "%15s %d %llu %llx%n", kind, &rounds, &n, &seed, &used), 4, "bad line: %s", line);
+        clperm_shuffle_opts o = {strcmp(kind, "lcg") == 0 ? CLPERM_BIJECTION_LCG : CLPERM_BIJECTION_PHILOX, rounds};
+        uint64_t *p = host_perm(n, seed, &o);
+        const char *c = line + used;
+        uint64_t j = 0;
+        unsigned long long want;
+        int k;
+        while (sscanf(c, "%llu%n", &want, &k) == 1) {
+            cr_assert_lt(j, n);
+            cr_assert_eq(p[j], want, "%s rounds=%d n=%llu seed=%#llx: perm[%llu] = %llu, want %llu", kind, rounds, n,
+                         seed, (unsigned long long)j, (unsigned long long)p[j], want);
+            j++;
+            c += k;
+        }
+        cr_assert_gt(j, 0);
+        free(p);
+        cases++;
+    }
+    fclose(f);
+    cr_assert_geq(cases, 8, "only %d known-answer lines", cases);
+}
+
+/* Host shuffle of items = gather through the permutation; bad arguments are refused. */
+Test(shuffle_host, items_follow_permutation) {
+    const uint64_t n = 1001;
+    const size_t sizes[] = {1, 2, 3, 4, 8, 12, 16, 24, 100};
+    uint64_t *p = host_perm(n, 9, &philox);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t es = sizes[s];
+        unsigned char *in = malloc(n * es), *out = malloc(n * es);
+        test_fill_random(in, n * es, es);
+        cr_assert_eq(clperm_shuffle_host(in, out, n, es, 9, NULL), CLPERM_SUCCESS);
+        for (uint64_t j = 0; j < n; j++)
+            cr_assert(memcmp(out + j * es, in + p[j] * es, es) == 0, "es=%zu item %llu", es, (unsigned long long)j);
+        /* Overlap and zero-size items are refused, with out untouched. */
+        memset(out, 0x5a, n * es);
+        cr_assert_eq(clperm_shuffle_host(in, in + es, n, es, 9, NULL), CLPERM_ERROR_INVALID_ARGUMENT);
+        cr_assert_eq(clperm_shuffle_host(in, out, n, 0, 9, NULL), CLPERM_ERROR_INVALID_ARGUMENT);
+        clperm_shuffle_opts bad = {CLPERM_BIJECTION_PHILOX, 65};
+        cr_assert_eq(clperm_shuffle_host(in, out, n, es, 9, &bad), CLPERM_ERROR_INVALID_ARGUMENT);
+        for (uint64_t i = 0; i < n * es; i++) cr_assert_eq(out[i], 0x5a);
+        free(in);
+        free(out);
+    }
+    free(p);
+    clperm_shuffle_opts bad_kind = {(clperm_bijection)7, 0}, lcg_rounds = {CLPERM_BIJECTION_LCG, 24};
+    uint32_t x[4];
+    cr_assert_eq(clperm_permutation_host(CLPERM_TYPE_U32, x, 4, 1, &bad_kind), CLPERM_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(clperm_permutation_host(CLPERM_TYPE_U32, x, 4, 1, &lcg_rounds), CLPERM_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(clperm_permutation_host((clperm_type)9, x, 4, 1, NULL), CLPERM_ERROR_INVALID_TYPE);
+}
+
+/* ---- devices ---------------------------------------------------------------------------------- */
+
+typedef struct config {
+    const char *name;
+    int fusion, kernel, impl, width, wg, items;
+} config;
+
+static int apply(clperm_ctx *ctx, const config *cfg) {
+    const struct {
+        clperm_param p;
+        int v;
+    } sets[] = {{CLPERM_PARAM_SHUFFLE_FUSION, cfg->fusion}, {CLPERM_PARAM_SHUFFLE_KERNEL, cfg->kernel},
+                {CLPERM_PARAM_SG_IMPL, cfg->impl},          {CLPERM_PARAM_SG_WIDTH, cfg->width},
+                {CLPERM_PARAM_SHUFFLE_WG_SIZE, cfg->wg},    {CLPERM_PARAM_SHUFFLE_ITEMS, cfg->items}};
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+        clperm_status st = clperm_ctx_set_param(ctx, sets[i].p, sets[i].v);
+        if (st == CLPERM_ERROR_UNSUPPORTED) return 0;
+        cr_assert_eq(st, CLPERM_SUCCESS, "set param %d = %d: %s", sets[i].p, sets[i].v, clperm_status_name(st));
+    }
+    return 1;
+}
+
+static size_t sizes_for(clperm_ctx *ctx, uint64_t *sizes) {
+    int wg = 0, items = 0, width = 0;
+    clperm_ctx_get_param(ctx, CLPERM_PARAM_SHUFFLE_WG_SIZE, &wg);
+    clperm_ctx_get_param(ctx, CLPERM_PARAM_SHUFFLE_ITEMS, &items);
+    clperm_ctx_get_param(ctx, CLPERM_PARAM_SG_WIDTH, &width);
+    uint64_t tile = (uint64_t)wg * (uint64_t)items, w = (uint64_t)width;
+#if CLPERM_TEST_SMALL
+    uint64_t list[] = {0, 1, 2, 3, 5, w - 1, w, w + 1, 97, tile - 1, tile, tile + 1, 2 * tile + 7, 1025};
+#else
+    uint64_t list[] = {0,    1,        2,        3,        5,      w - 1,          w,    w + 1,
+                       97,   1009,     tile - 1, tile,     tile + 1, 3 * tile + 7, 4097, 65537,
+                       100003, (1u << 17) + 1, (1u << 20) + 3};
+#endif
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof list / sizeof list[0]; i++)
+        if (i < 5 || list[i] >= 1) sizes[n++] = list[i];
+    return n;
+}
+
+/* what: 0 permutation u32, 1 permutation u64, else items of `what` bytes. */
+static void check_case(clperm_ctx *ctx, const config *cfg, int what, uint64_t n, uint64_t seed,
+                       const clperm_shuffle_opts *opts, int inplace) {
+    size_t es = what == 0 ? 4 : what == 1 ? 8 : (size_t)what;
+    size_t bytes = (size_t)n * es;
+    unsigned char *in = malloc(bytes + 1), *out = malloc(bytes + es), *ref = malloc(bytes + 1);
+    cr_assert(in && out && ref);
+    test_fill_random(in, bytes, seed ^ n);
+    memset(out, 0xa5, bytes + es); /* poison: an item never written is caught, and one past n too */
+    clperm_status st;
+    if (what <= 1)
+        st = clperm_permutation_host(what ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32, ref, n, seed, opts);
+    else
+        st = clperm_shuffle_host(in, ref, n, es, seed, opts);
+    cr_assert_eq(st, CLPERM_SUCCESS);
+    cl_mem src = test_buffer(ctx, bytes + 1, in);
+    cl_mem dst = inplace ? src : test_buffer(ctx, bytes + es, out);
+    cr_assert(src && dst);
+    cl_event ev = NULL;
+    if (what <= 1)
+        st = clperm_permutation(ctx, what ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32, dst, n, seed, opts, 0, NULL, &ev);
+    else if (inplace)
+        st = clperm_shuffle_inplace(ctx, src, n, es, seed, opts, 0, NULL, &ev);
+    else
+        st = clperm_shuffle(ctx, src, dst, n, es, seed, opts, 0, NULL, &ev);
+    cr_assert_eq(st, CLPERM_SUCCESS, "%s: %s n=%llu what=%d: %s\n%s", test_device_label(ctx), cfg->name,
+                 (unsigned long long)n, what, clperm_status_name(st), clperm_ctx_build_log(ctx));
+    cr_assert_eq(clWaitForEvents(1, &ev), CL_SUCCESS);
+    clReleaseEvent(ev);
+    cr_assert_eq(test_read(ctx, dst, inplace ? bytes : bytes + es, out), 0);
+    for (uint64_t j = 0; j < n; j++)
+        if (memcmp(out + j * es, ref + j * es, es) != 0)
+            cr_assert_fail("%s: %s %s n=%llu item bytes=%zu seed=%#llx%s: item %llu differs from the host's",
+                           test_device_label(ctx), cfg->name, opts->bijection == CLPERM_BIJECTION_LCG ? "lcg" : "philox",
+                           (unsigned long long)n, es, (unsigned long long)seed, inplace ? " in place" : "",
+                           (unsigned long long)j);
+    if (!inplace)
+        for (size_t b = bytes; b < bytes + es; b++)
+            cr_assert_eq(out[b], 0xa5, "%s: %s n=%llu: wrote past n items", test_device_label(ctx), cfg->name,
+                         (unsigned long long)n);
+    clReleaseMemObject(src);
+    if (!inplace) clReleaseMemObject(dst);
+    free(in);
+    free(out);
+    free(ref);
+}
+
+/* full: every item size and the LCG too (the default configuration); else permutations only. */
+static void check_config(const config *cfg, int full) {
+    size_t count = test_device_count();
+    if (!count) cr_skip_test("no OpenCL device present");
+    uint64_t seed = test_seed();
+    cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
+    int ran = 0;
+    for (size_t d = 0; d < count; d++) {
+        clperm_ctx *ctx = test_open(d);
+        cr_assert(ctx, "cannot open device %zu", d);
+        if (!apply(ctx, cfg)) {
+            cr_log_info("%s: %s not supported, skipped", test_device_label(ctx), cfg->name);
+            clperm_ctx_free(ctx);
+            continue;
+        }
+        uint64_t sizes[32];
+        size_t nsizes = sizes_for(ctx, sizes);
+        for (size_t s = 0; s < nsizes; s++) {
+            check_case(ctx, cfg, 1, sizes[s], seed + s, &philox, 0);
+            if (!full) continue;
+            check_case(ctx, cfg, 0, sizes[s], seed + s, &philox, 0);
+            check_case(ctx, cfg, 1, sizes[s], seed + s, &lcg, 0);
+            static const int item_sizes[] = {2, 3, 4, 8, 12, 16, 24};
+            for (size_t e = 0; e < sizeof item_sizes / sizeof item_sizes[0]; e++)
+                check_case(ctx, cfg, item_sizes[e], sizes[s], seed + s + e, &philox, 0);
+#if !CLPERM_TEST_SMALL
+            check_case(ctx, cfg, 8, sizes[s], seed + s, &philox, 1);
+#endif
+        }
+        ran++;
+        clperm_ctx_free(ctx);
+    }
+    if (!ran) cr_skip_test("%s: no device can run it", cfg->name);
+}
+
+#define SHUFFLE_TEST(test_name, full, ...)                                                         \
+    Test(shuffle, test_name) {                                                                     \
+        const config cfg = {#test_name, __VA_ARGS__};                                              \
+        check_config(&cfg, full);                                                                  \
+    }
+
+/*           name                   full fusion kernel impl width  wg items */
+SHUFFLE_TEST(device_defaults,          1,    0,    0,    0,    0,   0,  0)
+SHUFFLE_TEST(workgroup_lookback,       0,    3,    1,    0,    0,   0,  0)
+SHUFFLE_TEST(workgroup_two_pass,       0,    2,    1,    0,    0,   0,  0)
+/* Not in the Oclgrind build (CLPERM_TEST_SMALL): the per-call temporaries of fusion level 1 and
+ * of the in-place form are released while Oclgrind still tracks their memory, and it then
+ * reports the next call's buffers at the same addresses as uninitialised, although every value
+ * read back is right. */
+#if !CLPERM_TEST_SMALL
+SHUFFLE_TEST(workgroup_separate,       0,    1,    1,    0,    0,   0,  0)
+#endif
+SHUFFLE_TEST(serial_lookback,          0,    3,    2,    0,    0,   0,  0)
+SHUFFLE_TEST(serial_two_pass,          0,    2,    2,    0,    0,   0,  0)
+SHUFFLE_TEST(serial_small_tiles,       0,    3,    2,    0,    0,   0, 33)
+SHUFFLE_TEST(local_w8_lookback,        0,    3,    1,    1,    8,  64,  3)
+SHUFFLE_TEST(local_w32_two_pass,       0,    2,    1,    1,   32, 128,  5)
+SHUFFLE_TEST(ptx_lookback,             0,    3,    1,    3,    0,   0,  0)
+SHUFFLE_TEST(ptx_lookback_small_tiles, 0,    3,    1,    3,    0,  64,  1)
+
+/* Bad input: a clear status, and nothing written to the output. */
+Test(shuffle, bad_input_writes_nothing) {
+    size_t count = test_device_count();
+    if (!count) cr_skip_test("no OpenCL device present");
+    for (size_t d = 0; d < count; d++) {
+        clperm_ctx *ctx = test_open(d);
+        cr_assert(ctx);
+        const uint64_t n = 1000;
+        unsigned char pattern[8000], back[8000];
+        memset(pattern, 0x3c, sizeof pattern);
+        cl_mem src = test_buffer(ctx, n * 8, pattern), dst = test_buffer(ctx, n * 8, pattern);
+        cl_mem small = test_buffer(ctx, (n - 1) * 8, pattern);
+        clperm_shuffle_opts rounds65 = {CLPERM_BIJECTION_PHILOX, 65}, lcg24 = {CLPERM_BIJECTION_LCG, 24};
+        clperm_shuffle_opts kind9 = {(clperm_bijection)9, 0};
+        struct {
+            clperm_status got, want;
+            const char *what;
+        } cases[] = {
+            {clperm_shuffle(ctx, src, small, n, 8, 1, NULL, 0, NULL, NULL), CLPERM_ERROR_BUFFER_TOO_SMALL, "small dst"},
+            {clperm_shuffle(ctx, small, dst, n, 8, 1, NULL, 0, NULL, NULL), CLPERM_ERROR_BUFFER_TOO_SMALL, "small src"},
+            {clperm_shuffle(ctx, src, src, n, 8, 1, NULL, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT, "src == dst"},
+            {clperm_shuffle(ctx, src, dst, n, 0, 1, NULL, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT, "size 0"},
+            {clperm_shuffle(ctx, src, dst, n, 8, 1, &rounds65, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT, "65 rounds"},
+            {clperm_shuffle(ctx, src, dst, n, 8, 1, &lcg24, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT, "lcg rounds"},
+            {clperm_shuffle(ctx, src, dst, n, 8, 1, &kind9, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT, "kind 9"},
+            {clperm_shuffle(ctx, NULL, dst, n, 8, 1, NULL, 0, NULL, NULL), CLPERM_ERROR_INVALID_BUFFER, "NULL src"},
+            {clperm_shuffle(ctx, src, dst, n, 8, 1, NULL, 1, NULL, NULL), CLPERM_ERROR_INVALID_EVENT_LIST, "events"},
+            {clperm_shuffle(NULL, src, dst, n, 8, 1, NULL, 0, NULL, NULL), CLPERM_ERROR_INVALID_CONTEXT, "NULL ctx"},
+            {clperm_shuffle_inplace(ctx, small, n, 8, 1, NULL, 0, NULL, NULL), CLPERM_ERROR_BUFFER_TOO_SMALL, "inplace"},
+            {clperm_permutation(ctx, CLPERM_TYPE_U64, small, n, 1, NULL, 0, NULL, NULL), CLPERM_ERROR_BUFFER_TOO_SMALL,
+             "perm small"},
+            {clperm_permutation(ctx, CLPERM_TYPE_U32, dst, (UINT64_C(1) << 32) + 1, 1, NULL, 0, NULL, NULL),
+             CLPERM_ERROR_INVALID_TYPE, "u32 indices past 2^32"},
+            {clperm_permutation(ctx, (clperm_type)5, dst, n, 1, NULL, 0, NULL, NULL), CLPERM_ERROR_INVALID_TYPE, "type"},
+        };
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+            cr_assert_eq(cases[c].got, cases[c].want, "%s: %s: got %s, want %s", test_device_label(ctx), cases[c].what,
+                         clperm_status_name(cases[c].got), clperm_status_name(cases[c].want));
+        cl_mem bufs[3] = {src, dst, small};
+        for (int b = 0; b < 3; b++) {
+            size_t bytes = b == 2 ? (n - 1) * 8 : n * 8;
+            cr_assert_eq(test_read(ctx, bufs[b], bytes, back), 0);
+            cr_assert(memcmp(back, pattern, bytes) == 0, "%s: buffer %d was written by a failed call",
+                      test_device_label(ctx), b);
+            clReleaseMemObject(bufs[b]);
+        }
+        clperm_ctx_free(ctx);
+    }
+}
+
+/* Calls in a row on one context share the look-back state with scans in between. */
+Test(shuffle, interleaved_with_scans) {
+    size_t count = test_device_count();
+    if (!count) cr_skip_test("no OpenCL device present");
+    uint64_t seed = test_seed();
+    const config cfg = {"interleaved", 3, 0, 0, 0, 0, 0};
+    for (size_t d = 0; d < count; d++) {
+        clperm_ctx *ctx = test_open(d);
+        cr_assert(ctx);
+        apply(ctx, &cfg);
+        const uint64_t sizes[] = {3000, 40001, 17, 3000};
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            check_case(ctx, &cfg, 8, sizes[s], seed + s, &philox, 0);
+            uint32_t in[777], out[777];
+            test_fill_random(in, sizeof in, s);
+            cl_mem b = test_buffer(ctx, sizeof in, in);
+            cr_assert_eq(clperm_scan_exclusive(ctx, CLPERM_TYPE_U32, b, b, 777, 0, NULL, NULL), CLPERM_SUCCESS);
+            cr_assert_eq(test_read(ctx, b, sizeof out, out), 0);
+            uint32_t acc = 0;
+            for (int i = 0; i < 777; i++) {
+                cr_assert_eq(out[i], acc);
+                acc += in[i];
+            }
+            clReleaseMemObject(b);
+        }
+        clperm_ctx_free(ctx);
+    }
+}
