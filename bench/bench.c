@@ -43,6 +43,22 @@ static const bench_case cases[] = {
     {"reduce_sum", CLPERM_TYPE_U64, 0, "default"},
 };
 
+/* Shuffle variants: clperm's at each fusion level (Section 6 of the shuffling paper) and bijection,
+ * and the baselines. */
+typedef struct shuffle_case {
+    const char *variant;
+    int kind; /* 0 clperm_shuffle, 1 dart throwing, 2 sort shuffle */
+    int fusion;
+    clperm_bijection bijection;
+} shuffle_case;
+
+static const shuffle_case shuffle_cases[] = {
+    {"bijective2-philox", 0, 3, CLPERM_BIJECTION_PHILOX}, {"bijective1-philox", 0, 2, CLPERM_BIJECTION_PHILOX},
+    {"bijective0-philox", 0, 1, CLPERM_BIJECTION_PHILOX}, {"bijective2-lcg", 0, 3, CLPERM_BIJECTION_LCG},
+    {"bijective1-lcg", 0, 2, CLPERM_BIJECTION_LCG},       {"bijective0-lcg", 0, 1, CLPERM_BIJECTION_LCG},
+    {"dart-throwing", 1, 0, 0},                           {"sort-radix4", 2, 0, 0},
+};
+
 static void usage(FILE *f) {
     fputs("usage: clperm bench [options]\n"
           "\n"
@@ -55,13 +71,20 @@ static void usage(FILE *f) {
           "  --device SEL      a device: index from `clperm devices`, or text in the platform or\n"
           "                    device name (\"NVIDIA\", \"Portable:pthread\"); repeatable. Default: all.\n"
           "  --sizes LIST      comma-separated sizes in items; 2^K and 2^K+C are understood.\n"
-          "                    Default: 2^10,2^14,2^18,2^22,2^24 (about a minute on a 2-core CPU).\n"
+          "                    Default: 2^10,2^14,2^18,2^22,2^24,2^24+1.\n"
           "  --full            sizes 2^10 .. 2^28, every second power of two, and 2^28 itself.\n"
-          "  --ops LIST        only these operations: scan_exclusive, scan_inclusive, reduce_sum\n"
-          "                    (copy and gather bounds always run).\n"
+          "  --ops LIST        only these operations: scan_exclusive, scan_inclusive, reduce_sum,\n"
+          "                    shuffle (copy and gather bounds always run).\n"
           "  --reps N          timed runs per figure (default 7); --warmup N runs before (default 2).\n"
           "  --set NAME=VALUE  set a tunable on every device: scan_algorithm, sg_impl, sg_width,\n"
-          "                    scan_wg_size, scan_items, disk_cache (see clperm.h).\n"
+          "                    scan_wg_size, scan_items, disk_cache, shuffle_kernel,\n"
+          "                    shuffle_wg_size, shuffle_items (see clperm.h).\n"
+          "\n"
+          "Shuffle rows move 64-bit items: clperm's bijective shuffle at fusion levels 2, 1, 0\n"
+          "(single pass with look-back, two-pass scan, separate passes) with the VariablePhilox and\n"
+          "LCG bijections; dart throwing into a 2n table; a sort shuffle (random 64-bit keys, LSD\n"
+          "radix sort); and the host's single-thread Fisher-Yates. \"of gather\" compares items/s\n"
+          "with the device's random gather at the same n.\n"
           "  --no-host         skip the host's single-thread reference rows.\n"
           "  --no-verify       do not check each result against a host scan.\n"
           "  --json            one JSON object per line instead of the table.\n"
@@ -110,7 +133,9 @@ static int parse_set(const char *s, bench_opts *o) {
         clperm_param param;
     } names[] = {{"scan_algorithm", CLPERM_PARAM_SCAN_ALGORITHM}, {"sg_impl", CLPERM_PARAM_SG_IMPL},
                  {"sg_width", CLPERM_PARAM_SG_WIDTH},             {"scan_wg_size", CLPERM_PARAM_SCAN_WG_SIZE},
-                 {"scan_items", CLPERM_PARAM_SCAN_ITEMS},         {"disk_cache", CLPERM_PARAM_DISK_CACHE}};
+                 {"scan_items", CLPERM_PARAM_SCAN_ITEMS},         {"disk_cache", CLPERM_PARAM_DISK_CACHE},
+                 {"shuffle_kernel", CLPERM_PARAM_SHUFFLE_KERNEL}, {"shuffle_wg_size", CLPERM_PARAM_SHUFFLE_WG_SIZE},
+                 {"shuffle_items", CLPERM_PARAM_SHUFFLE_ITEMS}};
     const char *eq = strchr(s, '=');
     if (!eq || o->nsets == BENCH_MAX_SETS) return -1;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -129,7 +154,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
     o->timing.warmup = 2;
     o->verify = 1;
     o->host = 1;
-    parse_sizes("2^10,2^14,2^18,2^22,2^24", o);
+    parse_sizes("2^10,2^14,2^18,2^22,2^24,2^24+1", o);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -242,18 +267,21 @@ static void print_row(const bench_opts *o, const bench_row *r) {
         }
         printf(",\"extra_bytes\":%llu}\n", (unsigned long long)r->extra_bytes);
     } else {
-        char pct[16] = "";
+        char pct[16] = "", gpct[16] = "";
         if (r->copy_bytes_per_s > 0) snprintf(pct, sizeof pct, "%5.1f%%", 100.0 * r->bytes_per_s / r->copy_bytes_per_s);
-        printf("%-28.28s %-15s %-17s %-4s %12llu %11.4f %10.3f %9.2f %7s\n", r->device, r->op, r->variant,
-               r->type, (unsigned long long)r->n, r->seconds * 1e3, r->items_per_s * 1e-9, r->bytes_per_s * 1e-9, pct);
+        if (r->gather_items_per_s > 0)
+            snprintf(gpct, sizeof gpct, "%5.1f%%", 100.0 * r->items_per_s / r->gather_items_per_s);
+        printf("%-28.28s %-15s %-17s %-4s %12llu %11.4f %10.3f %9.2f %7s %9s\n", r->device, r->op, r->variant,
+               r->type, (unsigned long long)r->n, r->seconds * 1e3, r->items_per_s * 1e-9, r->bytes_per_s * 1e-9, pct,
+               gpct);
     }
     fflush(stdout);
 }
 
 static void print_header(const bench_opts *o) {
     if (o->json) return;
-    printf("%-28s %-15s %-17s %-4s %12s %11s %10s %9s %7s\n", "device", "op", "variant", "type", "n",
-           "median ms", "G items/s", "GB/s", "of copy");
+    printf("%-28s %-15s %-17s %-4s %12s %11s %10s %9s %7s %9s\n", "device", "op", "variant", "type", "n",
+           "median ms", "G items/s", "GB/s", "of copy", "of gather");
 }
 
 static bench_row *add_row(bench_row *rows, size_t *nrows, const clperm_profile *p, const char *op,
@@ -337,6 +365,28 @@ static int bench_device(const bench_opts *o, const char *selector, int index, in
             r->extra_bytes = extra;
             print_row(o, r);
         }
+        for (size_t c = 0; c < sizeof shuffle_cases / sizeof shuffle_cases[0] && op_selected(o, "shuffle"); c++) {
+            const shuffle_case *sc = &shuffle_cases[c];
+            fprintf(stderr, ", shuffle %s", sc->variant);
+            fflush(stderr);
+            uint64_t extra = 0;
+            double t = sc->kind == 1   ? bench_dart_throwing(d, n, &o->timing, o->verify, &extra, err, sizeof err)
+                       : sc->kind == 2 ? bench_sort_shuffle(d, n, &o->timing, o->verify, &extra, err, sizeof err)
+                                       : bench_shuffle(d, sc->fusion, sc->bijection, n, &o->timing, o->verify, &extra,
+                                                       err, sizeof err);
+            if (t < 0) {
+                fprintf(stderr, " FAILED: %s\n  ", err);
+                failures++;
+                continue;
+            }
+            bench_row *r = add_row(rows, nrows, p, "shuffle", sc->variant, "u64", n, 8, t, 16);
+            if (!r) break;
+            r->copy_items_per_s = copy_items;
+            r->copy_bytes_per_s = copy_bytes;
+            r->gather_items_per_s = gather_items;
+            r->extra_bytes = extra;
+            print_row(o, r);
+        }
         fprintf(stderr, "\n");
     }
     bench_dev_close(d);
@@ -377,6 +427,15 @@ int bench_main(int argc, char **argv) {
             double t = bench_host_scan(o.sizes[s], &o.timing);
             if (t <= 0) continue;
             bench_row *r = add_row(rows, &nrows, NULL, "scan_exclusive", "host-serial", "u32", o.sizes[s], 4, t, 8);
+            if (r) print_row(&o, r);
+        }
+    }
+    if (o.host && op_selected(&o, "shuffle")) {
+        fprintf(stderr, "host: single-thread Fisher-Yates shuffle of u64\n");
+        for (int s = 0; s < o.nsizes; s++) {
+            double t = bench_host_fisher_yates(o.sizes[s], &o.timing);
+            if (t <= 0) continue;
+            bench_row *r = add_row(rows, &nrows, NULL, "shuffle", "host-fisher-yates", "u64", o.sizes[s], 8, t, 16);
             if (r) print_row(&o, r);
         }
     }

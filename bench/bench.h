@@ -44,6 +44,15 @@ double bench_gather(bench_dev *d, uint64_t n, const bench_timing *t, char *err, 
 /* op: "scan_exclusive", "scan_inclusive" or "reduce_sum"; algorithm 1 or 2 (0 = the default). */
 double bench_scan(bench_dev *d, const char *op, clperm_type type, int algorithm, uint64_t n,
                   const bench_timing *t, int verify, uint64_t *extra_bytes, char *err, size_t errcap);
+/* Shuffle of n 64-bit items at a fusion level (1..3, 0 = the default) with a bijection; the
+ * baselines; the host's single-thread Fisher-Yates. */
+double bench_shuffle(bench_dev *d, int fusion, clperm_bijection bijection, uint64_t n, const bench_timing *t,
+                     int verify, uint64_t *extra_bytes, char *err, size_t errcap);
+double bench_dart_throwing(bench_dev *d, uint64_t n, const bench_timing *t, int verify, uint64_t *extra_bytes,
+                           char *err, size_t errcap);
+double bench_sort_shuffle(bench_dev *d, uint64_t n, const bench_timing *t, int verify, uint64_t *extra_bytes,
+                          char *err, size_t errcap);
+double bench_host_fisher_yates(uint64_t n, const bench_timing *t);
 /* The host's single-thread exclusive scan of n u32. */
 double bench_host_scan(uint64_t n, const bench_timing *t);
 

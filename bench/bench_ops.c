@@ -17,8 +17,10 @@ struct bench_dev {
     cl_context context;
     cl_command_queue queue;
     cl_program program;
-    cl_kernel fill_u64, fill_u32, fill_index, copy, gather;
+    cl_kernel fill_u64, fill_u32, fill_index, copy, gather, fill_iota;
+    cl_kernel dart_throw, dart_flags, dart_compact, sort_keys, radix_count, radix_scatter;
     cl_mem a, b, idx;
+    cl_mem t1, t2, t3; /* the baselines' own working memory */
     uint64_t cap; /* items of 64 bits each buffer holds */
     uint64_t filled;
 };
@@ -96,6 +98,13 @@ bench_dev *bench_dev_open(const char *selector, const bench_set *sets, int nsets
     if (e == CL_SUCCESS) d->fill_index = clCreateKernel(d->program, "clperm_bench_fill_index", &e);
     if (e == CL_SUCCESS) d->copy = clCreateKernel(d->program, "clperm_bench_copy_u64", &e);
     if (e == CL_SUCCESS) d->gather = clCreateKernel(d->program, "clperm_bench_gather_u64", &e);
+    if (e == CL_SUCCESS) d->fill_iota = clCreateKernel(d->program, "clperm_bench_fill_iota", &e);
+    if (e == CL_SUCCESS) d->dart_throw = clCreateKernel(d->program, "clperm_bench_dart_throw", &e);
+    if (e == CL_SUCCESS) d->dart_flags = clCreateKernel(d->program, "clperm_bench_dart_flags", &e);
+    if (e == CL_SUCCESS) d->dart_compact = clCreateKernel(d->program, "clperm_bench_dart_compact", &e);
+    if (e == CL_SUCCESS) d->sort_keys = clCreateKernel(d->program, "clperm_bench_sort_keys", &e);
+    if (e == CL_SUCCESS) d->radix_count = clCreateKernel(d->program, "clperm_bench_radix_count", &e);
+    if (e == CL_SUCCESS) d->radix_scatter = clCreateKernel(d->program, "clperm_bench_radix_scatter", &e);
     if (e != CL_SUCCESS) {
         snprintf(err, errcap, "benchmark kernels: %s", clperm_status_name(e));
         bench_dev_close(d);
@@ -105,17 +114,20 @@ bench_dev *bench_dev_open(const char *selector, const bench_set *sets, int nsets
 }
 
 static void release_buffers(bench_dev *d) {
-    if (d->a) clReleaseMemObject(d->a);
-    if (d->b) clReleaseMemObject(d->b);
-    if (d->idx) clReleaseMemObject(d->idx);
-    d->a = d->b = d->idx = NULL;
+    cl_mem *bufs[] = {&d->a, &d->b, &d->idx, &d->t1, &d->t2, &d->t3};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
+        if (*bufs[i]) clReleaseMemObject(*bufs[i]);
+        *bufs[i] = NULL;
+    }
     d->cap = d->filled = 0;
 }
 
 void bench_dev_close(bench_dev *d) {
     if (!d) return;
     release_buffers(d);
-    cl_kernel ks[] = {d->fill_u64, d->fill_u32, d->fill_index, d->copy, d->gather};
+    cl_kernel ks[] = {d->fill_u64,   d->fill_u32,   d->fill_index,   d->copy,      d->gather,
+                      d->fill_iota,  d->dart_throw, d->dart_flags,   d->dart_compact, d->sort_keys,
+                      d->radix_count, d->radix_scatter};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (ks[i]) clReleaseKernel(ks[i]);
     if (d->program) clReleaseProgram(d->program);
@@ -302,5 +314,244 @@ double bench_host_scan(uint64_t n, const bench_timing *t) {
     (void)sink;
     free(in);
     free(out);
+    return median(samples, reps);
+}
+
+/* ---- shuffles ------------------------------------------------------------------------------- */
+
+#define SHUFFLE_SEED 0x5eed0004u
+
+/* Buffer a := 0, 1, ..., n-1, so that the output is the permutation itself. */
+static int fill_iota(bench_dev *d, uint64_t n, char *err, size_t errcap) {
+    cl_int st = CL_SUCCESS;
+    cl_ulong nn = n;
+    SETARG(d->fill_iota, 0, d->a);
+    SETARG(d->fill_iota, 1, nn);
+    if (st == CL_SUCCESS) st = launch(d, d->fill_iota, n);
+    d->filled = 0; /* buffer a no longer holds the copy and gather input */
+    if (st != CL_SUCCESS) snprintf(err, errcap, "filling shuffle input: %s", clperm_status_name(st));
+    return st == CL_SUCCESS ? 0 : -1;
+}
+
+/* Buffer b must hold a permutation of 0..n-1: the host's (ref non-NULL) or any (dart throwing). */
+static int verify_permutation(bench_dev *d, uint64_t n, const clperm_shuffle_opts *ref, char *err, size_t errcap) {
+    uint64_t *out = malloc((size_t)n * 8), *want = NULL;
+    unsigned char *seen = calloc((size_t)n, 1);
+    int bad = -1;
+    if (ref && n <= (UINT64_C(1) << 22)) want = malloc((size_t)n * 8);
+    if (!out || !seen || (ref && n <= (UINT64_C(1) << 22) && !want)) {
+        snprintf(err, errcap, "out of host memory to verify");
+    } else if (clEnqueueReadBuffer(d->queue, d->b, CL_TRUE, 0, (size_t)n * 8, out, 0, NULL, NULL) != CL_SUCCESS) {
+        snprintf(err, errcap, "could not read back the result to verify it");
+    } else {
+        bad = 0;
+        for (uint64_t j = 0; j < n && !bad; j++) {
+            if (out[j] >= n || seen[out[j]]) {
+                bad = 1;
+                snprintf(err, errcap, "not a permutation at item %llu", (unsigned long long)j);
+            } else {
+                seen[out[j]] = 1;
+            }
+        }
+        /* Up to 2^22 items, also the host's permutation, bit for bit. */
+        if (!bad && want && clperm_permutation_host(CLPERM_TYPE_U64, want, n, SHUFFLE_SEED, ref) == CLPERM_SUCCESS &&
+            memcmp(want, out, (size_t)n * 8) != 0) {
+            bad = 1;
+            snprintf(err, errcap, "differs from the host's permutation");
+        }
+    }
+    free(out);
+    free(want);
+    free(seen);
+    return bad;
+}
+
+typedef struct shuffle_run {
+    uint64_t n;
+    clperm_shuffle_opts opts;
+} shuffle_run;
+
+static cl_int run_shuffle(bench_dev *d, void *arg) {
+    shuffle_run *r = arg;
+    return clperm_shuffle(d->ctx, d->a, d->b, r->n, 8, SHUFFLE_SEED, &r->opts, 0, NULL, NULL);
+}
+
+double bench_shuffle(bench_dev *d, int fusion, clperm_bijection bijection, uint64_t n, const bench_timing *t,
+                     int verify, uint64_t *extra_bytes, char *err, size_t errcap) {
+    clperm_status st = clperm_ctx_set_param(d->ctx, CLPERM_PARAM_SHUFFLE_FUSION, fusion);
+    if (st != CLPERM_SUCCESS) {
+        snprintf(err, errcap, "%s", clperm_status_name(st));
+        return -1;
+    }
+    if (fill_iota(d, n, err, errcap) != 0) return -1;
+    shuffle_run r = {n, {bijection, 0}};
+    double s = timed(d, run_shuffle, &r, t, err, errcap);
+    if (s >= 0 && verify && verify_permutation(d, n, &r.opts, err, errcap) != 0) return -1;
+    uint64_t scratch = 0, temp = 0;
+    clperm_ctx_counter(d->ctx, CLPERM_COUNTER_SCRATCH_BYTES, &scratch);
+    clperm_ctx_counter(d->ctx, CLPERM_COUNTER_TEMP_BYTES, &temp);
+    if (extra_bytes) *extra_bytes = scratch + temp;
+    return s;
+}
+
+/* Working buffers of the baselines: t1, t2, t3 of the given sizes (kept between sizes when they
+ * are large enough). */
+static int baseline_buffers(bench_dev *d, size_t b1, size_t b2, size_t b3, char *err, size_t errcap) {
+    cl_mem *bufs[3] = {&d->t1, &d->t2, &d->t3};
+    size_t want[3] = {b1, b2, b3};
+    for (int i = 0; i < 3; i++) {
+        size_t have = 0;
+        if (*bufs[i]) clGetMemObjectInfo(*bufs[i], CL_MEM_SIZE, sizeof have, &have, NULL);
+        if (*bufs[i] && have >= want[i]) continue;
+        if (*bufs[i]) clReleaseMemObject(*bufs[i]);
+        cl_int e = CL_SUCCESS;
+        *bufs[i] = want[i] > d->profile.max_alloc_bytes ? NULL
+                                                        : clCreateBuffer(d->context, CL_MEM_READ_WRITE, want[i], NULL, &e);
+        if (!*bufs[i]) {
+            snprintf(err, errcap, "working memory of %zu bytes: %s", want[i], clperm_status_name(e));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Dart throwing: each item claims a random free slot of a 2n table with compare-and-swap, then
+ * the occupied slots are compacted by a scan. */
+static cl_int run_dart(bench_dev *d, void *arg) {
+    uint64_t n = *(uint64_t *)arg, slots = 2 * n;
+    cl_uint empty = 0xffffffffu;
+    cl_ulong sl = slots, nn = n, seed = SHUFFLE_SEED;
+    cl_int st = clEnqueueFillBuffer(d->queue, d->t1, &empty, sizeof empty, 0, (size_t)slots * 4, 0, NULL, NULL);
+    SETARG(d->dart_throw, 0, d->t1);
+    SETARG(d->dart_throw, 1, sl);
+    SETARG(d->dart_throw, 2, nn);
+    SETARG(d->dart_throw, 3, seed);
+    SETARG(d->dart_flags, 0, d->t1);
+    SETARG(d->dart_flags, 1, d->t2);
+    SETARG(d->dart_flags, 2, sl);
+    SETARG(d->dart_compact, 0, d->t1);
+    SETARG(d->dart_compact, 1, d->t2);
+    SETARG(d->dart_compact, 2, d->a);
+    SETARG(d->dart_compact, 3, d->b);
+    SETARG(d->dart_compact, 4, sl);
+    if (st == CL_SUCCESS) st = launch(d, d->dart_throw, n);
+    if (st == CL_SUCCESS) st = launch(d, d->dart_flags, slots);
+    if (st == CL_SUCCESS) st = clperm_scan_exclusive(d->ctx, CLPERM_TYPE_U32, d->t2, d->t2, slots, 0, NULL, NULL);
+    if (st == CL_SUCCESS) st = launch(d, d->dart_compact, slots);
+    return st;
+}
+
+double bench_dart_throwing(bench_dev *d, uint64_t n, const bench_timing *t, int verify, uint64_t *extra_bytes,
+                           char *err, size_t errcap) {
+    if (n >= (UINT64_C(1) << 31)) {
+        snprintf(err, errcap, "n must be below 2^31");
+        return -1;
+    }
+    if (fill_iota(d, n, err, errcap) != 0 || baseline_buffers(d, (size_t)n * 8, (size_t)n * 8, 1, err, errcap) != 0)
+        return -1;
+    double s = timed(d, run_dart, &n, t, err, errcap);
+    if (s >= 0 && verify && verify_permutation(d, n, NULL, err, errcap) != 0) return -1;
+    if (extra_bytes) *extra_bytes = 16 * n;
+    return s;
+}
+
+/* Sort shuffle: random 64-bit keys, key-value LSD radix sort (16 passes of 4 bits). */
+#define RADIX_CHUNK 256u
+
+static cl_int run_sort(bench_dev *d, void *arg) {
+    uint64_t n = *(uint64_t *)arg;
+    cl_uint chunk = RADIX_CHUNK, chunks = (cl_uint)((n + RADIX_CHUNK - 1) / RADIX_CHUNK);
+    cl_ulong nn = n, seed = SHUFFLE_SEED;
+    cl_mem keys[2] = {d->t1, d->t2}, counts = d->idx; /* idx holds n u32 >= 16 * chunks */
+    cl_int st = CL_SUCCESS;
+    SETARG(d->sort_keys, 0, keys[0]);
+    SETARG(d->sort_keys, 1, nn);
+    SETARG(d->sort_keys, 2, seed);
+    if (st == CL_SUCCESS) st = launch(d, d->sort_keys, n);
+    for (cl_uint pass = 0; pass < 16 && st == CL_SUCCESS; pass++) {
+        cl_uint shift = 4 * pass;
+        cl_mem kin = keys[pass & 1], kout = keys[!(pass & 1)];
+        cl_mem vin = pass == 0 ? d->a : ((pass & 1) ? d->t3 : d->b), vout = (pass & 1) ? d->b : d->t3;
+        SETARG(d->radix_count, 0, kin);
+        SETARG(d->radix_count, 1, counts);
+        SETARG(d->radix_count, 2, nn);
+        SETARG(d->radix_count, 3, chunk);
+        SETARG(d->radix_count, 4, chunks);
+        SETARG(d->radix_count, 5, shift);
+        SETARG(d->radix_scatter, 0, kin);
+        SETARG(d->radix_scatter, 1, vin);
+        SETARG(d->radix_scatter, 2, kout);
+        SETARG(d->radix_scatter, 3, vout);
+        SETARG(d->radix_scatter, 4, counts);
+        SETARG(d->radix_scatter, 5, nn);
+        SETARG(d->radix_scatter, 6, chunk);
+        SETARG(d->radix_scatter, 7, chunks);
+        SETARG(d->radix_scatter, 8, shift);
+        if (st == CL_SUCCESS) st = launch(d, d->radix_count, chunks);
+        if (st == CL_SUCCESS)
+            st = clperm_scan_exclusive(d->ctx, CLPERM_TYPE_U32, counts, counts, 16 * (uint64_t)chunks, 0, NULL, NULL);
+        if (st == CL_SUCCESS) st = launch(d, d->radix_scatter, chunks);
+    }
+    return st;
+}
+
+double bench_sort_shuffle(bench_dev *d, uint64_t n, const bench_timing *t, int verify, uint64_t *extra_bytes,
+                          char *err, size_t errcap) {
+    if (n >= (UINT64_C(1) << 32) || n < 16 * RADIX_CHUNK / 4) {
+        snprintf(err, errcap, "n must be 64 .. 2^32 - 1");
+        return -1;
+    }
+    if (fill_iota(d, n, err, errcap) != 0 ||
+        baseline_buffers(d, (size_t)n * 8, (size_t)n * 8, (size_t)n * 8, err, errcap) != 0)
+        return -1;
+    double s = timed(d, run_sort, &n, t, err, errcap);
+    if (s >= 0 && verify && verify_permutation(d, n, NULL, err, errcap) != 0) return -1;
+    if (extra_bytes) *extra_bytes = 24 * n;
+    return s;
+}
+
+/* The host's single-thread Fisher-Yates shuffle of n 64-bit items, with xoshiro256** and
+ * Lemire's unbiased bounded draws. */
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static uint64_t xoshiro_next(uint64_t s[4]) {
+    uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return r;
+}
+
+/* Uniform in [0, bound), bound >= 1 (Lemire 2019). */
+static uint64_t bounded(uint64_t s[4], uint64_t bound) {
+    for (;;) {
+        uint64_t x = xoshiro_next(s);
+        unsigned __int128 m = (unsigned __int128)x * bound;
+        uint64_t lo = (uint64_t)m;
+        if (lo >= bound || lo >= (0 - bound) % bound) return (uint64_t)(m >> 64);
+    }
+}
+
+double bench_host_fisher_yates(uint64_t n, const bench_timing *t) {
+    uint64_t *v = malloc((size_t)n * 8);
+    if (!v) return -1;
+    for (uint64_t i = 0; i < n; i++) v[i] = i;
+    uint64_t s[4] = {0x5eed0005, 0x9e3779b97f4a7c15, 0xbf58476d1ce4e5b9, 0x94d049bb133111eb};
+    double samples[256];
+    int reps = t->reps < 1 ? 1 : (t->reps > 256 ? 256 : t->reps);
+    for (int i = -t->warmup; i < reps; i++) {
+        double t0 = now();
+        for (uint64_t k = n - 1; k > 0; k--) {
+            uint64_t j = bounded(s, k + 1), x = v[k];
+            v[k] = v[j];
+            v[j] = x;
+        }
+        double t1 = now();
+        if (i >= 0) samples[i] = t1 - t0;
+    }
+    free(v);
     return median(samples, reps);
 }

@@ -3,5 +3,6 @@
 #define CLPERM_CLI_H
 
 int devices_main(int argc, char **argv);
+int quality_main(int argc, char **argv);
 
 #endif

@@ -18,6 +18,8 @@ static void usage(FILE *f) {
             "                     for it (subgroup width and how it was found, local memory, ...)\n"
             "  bench [options]    measure clperm's primitives against each device's copy and\n"
             "                     random-gather rates; `clperm bench --help` lists the options\n"
+            "  quality [options]  the paper's statistical tests (chi-squared at n = 5, MMD) on a\n"
+            "                     sample of permutations; `clperm quality --help` lists the options\n"
             "  version            print the version\n"
             "  help               this text\n"
             "\n"
@@ -37,6 +39,7 @@ int main(int argc, char **argv) {
     const char *cmd = argv[1];
     if (!strcmp(cmd, "devices")) return devices_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return bench_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "quality")) return quality_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
         printf("clperm %s\n", clperm_version());
         return 0;
