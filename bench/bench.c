@@ -304,6 +304,26 @@ static bench_row *add_row(bench_row *rows, size_t *nrows, const clperm_profile *
     return r;
 }
 
+/* Gives r the bound columns of the copy and gather measured at its size, and prints it. */
+static void finish_row(const bench_opts *o, bench_row *r, const bench_row *bounds, uint64_t extra_bytes) {
+    r->copy_items_per_s = bounds->copy_items_per_s;
+    r->copy_bytes_per_s = bounds->copy_bytes_per_s;
+    r->gather_items_per_s = bounds->gather_items_per_s;
+    r->extra_bytes = extra_bytes;
+    print_row(o, r);
+}
+
+/* Rows of a host reference at every size. */
+static void host_rows(const bench_opts *o, bench_row *rows, size_t *nrows, double (*fn)(uint64_t, const bench_timing *),
+                      const char *op, const char *variant, const char *type, int elem_bytes, double bytes_per_item) {
+    for (int s = 0; s < o->nsizes; s++) {
+        double t = fn(o->sizes[s], &o->timing);
+        if (t <= 0) continue;
+        bench_row *r = add_row(rows, nrows, NULL, op, variant, type, o->sizes[s], elem_bytes, t, bytes_per_item);
+        if (r) print_row(o, r);
+    }
+}
+
 /* Returns the number of measurements that failed. */
 static int bench_device(const bench_opts *o, const char *selector, int index, int count, bench_row *rows,
                         size_t *nrows) {
@@ -334,13 +354,11 @@ static int bench_device(const bench_opts *o, const char *selector, int index, in
         bench_row *rc = add_row(rows, nrows, p, "copy", "bound", "u64", n, 8, tc, 16);
         bench_row *rg = add_row(rows, nrows, p, "gather", "bound", "u64", n, 8, tg, 20);
         if (!rc || !rg) break;
-        double copy_items = rc->items_per_s, copy_bytes = rc->bytes_per_s, gather_items = rg->items_per_s;
-        for (bench_row *r = rc; r <= rg; r++) {
-            r->copy_items_per_s = copy_items;
-            r->copy_bytes_per_s = copy_bytes;
-            r->gather_items_per_s = gather_items;
-            print_row(o, r);
-        }
+        bench_row bounds = {.copy_items_per_s = rc->items_per_s,
+                            .copy_bytes_per_s = rc->bytes_per_s,
+                            .gather_items_per_s = rg->items_per_s};
+        finish_row(o, rc, &bounds, 0);
+        finish_row(o, rg, &bounds, 0);
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
             const bench_case *bc = &cases[c];
             if (!op_selected(o, bc->op)) continue;
@@ -359,11 +377,7 @@ static int bench_device(const bench_opts *o, const char *selector, int index, in
             double bytes = strcmp(bc->op, "reduce_sum") == 0 ? es : 2.0 * es;
             bench_row *r = add_row(rows, nrows, p, bc->op, bc->variant, tname, n, es, t, bytes);
             if (!r) break;
-            r->copy_items_per_s = copy_items;
-            r->copy_bytes_per_s = copy_bytes;
-            r->gather_items_per_s = gather_items;
-            r->extra_bytes = extra;
-            print_row(o, r);
+            finish_row(o, r, &bounds, extra);
         }
         for (size_t c = 0; c < sizeof shuffle_cases / sizeof shuffle_cases[0] && op_selected(o, "shuffle"); c++) {
             const shuffle_case *sc = &shuffle_cases[c];
@@ -381,11 +395,7 @@ static int bench_device(const bench_opts *o, const char *selector, int index, in
             }
             bench_row *r = add_row(rows, nrows, p, "shuffle", sc->variant, "u64", n, 8, t, 16);
             if (!r) break;
-            r->copy_items_per_s = copy_items;
-            r->copy_bytes_per_s = copy_bytes;
-            r->gather_items_per_s = gather_items;
-            r->extra_bytes = extra;
-            print_row(o, r);
+            finish_row(o, r, &bounds, extra);
         }
         fprintf(stderr, "\n");
     }
@@ -423,21 +433,11 @@ int bench_main(int argc, char **argv) {
     }
     if (o.host && op_selected(&o, "scan_exclusive")) {
         fprintf(stderr, "host: single-thread exclusive scan of u32\n");
-        for (int s = 0; s < o.nsizes; s++) {
-            double t = bench_host_scan(o.sizes[s], &o.timing);
-            if (t <= 0) continue;
-            bench_row *r = add_row(rows, &nrows, NULL, "scan_exclusive", "host-serial", "u32", o.sizes[s], 4, t, 8);
-            if (r) print_row(&o, r);
-        }
+        host_rows(&o, rows, &nrows, bench_host_scan, "scan_exclusive", "host-serial", "u32", 4, 8);
     }
     if (o.host && op_selected(&o, "shuffle")) {
         fprintf(stderr, "host: single-thread Fisher-Yates shuffle of u64\n");
-        for (int s = 0; s < o.nsizes; s++) {
-            double t = bench_host_fisher_yates(o.sizes[s], &o.timing);
-            if (t <= 0) continue;
-            bench_row *r = add_row(rows, &nrows, NULL, "shuffle", "host-fisher-yates", "u64", o.sizes[s], 8, t, 16);
-            if (r) print_row(&o, r);
-        }
+        host_rows(&o, rows, &nrows, bench_host_fisher_yates, "shuffle", "host-fisher-yates", "u64", 8, 16);
     }
     int rc = failures ? 1 : 0;
     if (failures) fprintf(stderr, "clperm bench: %d measurement(s) failed\n", failures);

@@ -27,12 +27,6 @@
 #error "CLPERM_SHUF_ITEMS: at most 32 in the work-group kernels (one bit each in a mask)"
 #endif
 
-#if CLPERM_SCAN_SERIAL
-#define CLPERM_SHUF_SERIAL_UNROLL 4
-#else
-#define CLPERM_SHUF_SERIAL_UNROLL CLPERM_SHUF_ITEMS
-#endif
-
 typedef CLPERM_SHUF_IDX clperm_idx_t;
 typedef CLPERM_SHUF_WORD clperm_word_t;
 
@@ -245,10 +239,9 @@ __kernel void clperm_shuffle_scatter(const __global clperm_word_t *src, __global
     ulong w = idx[i];
     if (w >= n) return;
     ulong o = pos[i];
-    for (uint k = 0; k < CLPERM_SHUF_WORDS; k++)
 #if CLPERM_SHUF_PERM
-        dst[o] = (clperm_word_t)w;
+    dst[o] = (clperm_word_t)w;
 #else
-        dst[o * CLPERM_SHUF_WORDS + k] = src[w * CLPERM_SHUF_WORDS + k];
+    for (uint k = 0; k < CLPERM_SHUF_WORDS; k++) dst[o * CLPERM_SHUF_WORDS + k] = src[w * CLPERM_SHUF_WORDS + k];
 #endif
 }
