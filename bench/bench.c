@@ -23,6 +23,8 @@ typedef struct bench_opts {
     const char *ops;
     bench_set sets[BENCH_MAX_SETS];
     int nsets;
+    uint64_t segments[BENCH_MAX_SIZES];
+    int nsegments;
 } bench_opts;
 
 /* A measured variant of an operation. */
@@ -74,17 +76,22 @@ static void usage(FILE *f) {
           "                    Default: 2^10,2^14,2^18,2^22,2^24,2^24+1.\n"
           "  --full            sizes 2^10 .. 2^28, every second power of two, and 2^28 itself.\n"
           "  --ops LIST        only these operations: scan_exclusive, scan_inclusive, reduce_sum,\n"
-          "                    shuffle (copy and gather bounds always run).\n"
+          "                    shuffle, sort_segments (copy and gather bounds always run).\n"
           "  --reps N          timed runs per figure (default 7); --warmup N runs before (default 2).\n"
           "  --set NAME=VALUE  set a tunable on every device: scan_algorithm, sg_impl, sg_width,\n"
           "                    scan_wg_size, scan_items, disk_cache, shuffle_kernel,\n"
-          "                    shuffle_wg_size, shuffle_items (see clperm.h).\n"
+          "                    shuffle_wg_size, shuffle_items, sort_width (see clperm.h).\n"
           "\n"
           "Shuffle rows move 64-bit items: clperm's bijective shuffle at fusion levels 2, 1, 0\n"
           "(single pass with look-back, two-pass scan, separate passes) with the VariablePhilox and\n"
           "LCG bijections; dart throwing into a 2n table; a sort shuffle (random 64-bit keys, LSD\n"
           "radix sort); and the host's single-thread Fisher-Yates. \"of gather\" compares items/s\n"
           "with the device's random gather at the same n.\n"
+          "Sort rows (op sort_segments) sort n random u32 keys in segments, in place, one tile per\n"
+          "segment: Shearsort on the diagonal arrangement (no bank conflicts) and the bitonic\n"
+          "network in local memory, plain and padded. \"of copy\" compares bytes moved (8 per key)\n"
+          "with the device's copy.\n"
+          "  --segments LIST   segment sizes of the sort rows (default 1024,2048).\n"
           "  --no-host         skip the host's single-thread reference rows.\n"
           "  --no-verify       do not check each result against a host scan.\n"
           "  --json            one JSON object per line instead of the table.\n"
@@ -116,15 +123,19 @@ static int parse_size(const char *s, uint64_t *out) {
     return 0;
 }
 
-static int parse_sizes(const char *list, bench_opts *o) {
+static int parse_list(const char *list, uint64_t *out, int *count);
+
+static int parse_sizes(const char *list, bench_opts *o) { return parse_list(list, o->sizes, &o->nsizes); }
+
+static int parse_list(const char *list, uint64_t *out, int *count) {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", list);
-    o->nsizes = 0;
+    *count = 0;
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (o->nsizes == BENCH_MAX_SIZES || parse_size(tok, &o->sizes[o->nsizes]) != 0) return -1;
-        o->nsizes++;
+        if (*count == BENCH_MAX_SIZES || parse_size(tok, &out[*count]) != 0) return -1;
+        (*count)++;
     }
-    return o->nsizes ? 0 : -1;
+    return *count ? 0 : -1;
 }
 
 static int parse_set(const char *s, bench_opts *o) {
@@ -135,7 +146,8 @@ static int parse_set(const char *s, bench_opts *o) {
                  {"sg_width", CLPERM_PARAM_SG_WIDTH},             {"scan_wg_size", CLPERM_PARAM_SCAN_WG_SIZE},
                  {"scan_items", CLPERM_PARAM_SCAN_ITEMS},         {"disk_cache", CLPERM_PARAM_DISK_CACHE},
                  {"shuffle_kernel", CLPERM_PARAM_SHUFFLE_KERNEL}, {"shuffle_wg_size", CLPERM_PARAM_SHUFFLE_WG_SIZE},
-                 {"shuffle_items", CLPERM_PARAM_SHUFFLE_ITEMS}};
+                 {"shuffle_items", CLPERM_PARAM_SHUFFLE_ITEMS},
+                 {"sort_width", CLPERM_PARAM_SORT_WIDTH}};
     const char *eq = strchr(s, '=');
     if (!eq || o->nsets == BENCH_MAX_SETS) return -1;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -155,6 +167,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
     o->verify = 1;
     o->host = 1;
     parse_sizes("2^10,2^14,2^18,2^22,2^24,2^24+1", o);
+    parse_list("1024,2048", o->segments, &o->nsegments);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -168,6 +181,12 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
         } else if (!strcmp(a, "--sizes") && v) {
             if (parse_sizes(v, o) != 0) {
                 fprintf(stderr, "clperm bench: cannot read sizes \"%s\"\n", v);
+                return -1;
+            }
+            i++;
+        } else if (!strcmp(a, "--segments") && v) {
+            if (parse_list(v, o->segments, &o->nsegments) != 0) {
+                fprintf(stderr, "clperm bench: cannot read segments \"%s\"\n", v);
                 return -1;
             }
             i++;
@@ -271,7 +290,7 @@ static void print_row(const bench_opts *o, const bench_row *r) {
         if (r->copy_bytes_per_s > 0) snprintf(pct, sizeof pct, "%5.1f%%", 100.0 * r->bytes_per_s / r->copy_bytes_per_s);
         if (r->gather_items_per_s > 0)
             snprintf(gpct, sizeof gpct, "%5.1f%%", 100.0 * r->items_per_s / r->gather_items_per_s);
-        printf("%-28.28s %-15s %-17s %-4s %12llu %11.4f %10.3f %9.2f %7s %9s\n", r->device, r->op, r->variant,
+        printf("%-28.28s %-15s %-20s %-4s %12llu %11.4f %10.3f %9.2f %7s %9s\n", r->device, r->op, r->variant,
                r->type, (unsigned long long)r->n, r->seconds * 1e3, r->items_per_s * 1e-9, r->bytes_per_s * 1e-9, pct,
                gpct);
     }
@@ -280,7 +299,7 @@ static void print_row(const bench_opts *o, const bench_row *r) {
 
 static void print_header(const bench_opts *o) {
     if (o->json) return;
-    printf("%-28s %-15s %-17s %-4s %12s %11s %10s %9s %7s %9s\n", "device", "op", "variant", "type", "n",
+    printf("%-28s %-15s %-20s %-4s %12s %11s %10s %9s %7s %9s\n", "device", "op", "variant", "type", "n",
            "median ms", "G items/s", "GB/s", "of copy", "of gather");
 }
 
@@ -322,6 +341,37 @@ static void host_rows(const bench_opts *o, bench_row *rows, size_t *nrows, doubl
         bench_row *r = add_row(rows, nrows, NULL, op, variant, type, o->sizes[s], elem_bytes, t, bytes_per_item);
         if (r) print_row(o, r);
     }
+}
+
+static const struct {
+    clperm_tile_sort algorithm;
+    const char *name;
+} sort_cases[] = {{CLPERM_TILE_SORT_SHEAR, "shear"},
+                  {CLPERM_TILE_SORT_BITONIC, "bitonic"},
+                  {CLPERM_TILE_SORT_BITONIC_PADDED, "bitonic-padded"}};
+
+/* Tile sort rows at size n for every segment size; returns the number that failed. */
+static int sort_rows(const bench_opts *o, bench_dev *d, uint64_t n, const bench_row *bounds, bench_row *rows,
+                     size_t *nrows) {
+    int failures = 0;
+    char err[256] = "";
+    for (int s = 0; s < o->nsegments && op_selected(o, "sort_segments"); s++)
+        for (size_t c = 0; c < sizeof sort_cases / sizeof sort_cases[0]; c++) {
+            char variant[32];
+            snprintf(variant, sizeof variant, "%s-%llu", sort_cases[c].name, (unsigned long long)o->segments[s]);
+            fprintf(stderr, ", sort %s", variant);
+            fflush(stderr);
+            double t = bench_sort(d, sort_cases[c].algorithm, o->segments[s], n, &o->timing, o->verify, err, sizeof err);
+            if (t < 0) {
+                fprintf(stderr, " FAILED: %s\n  ", err);
+                failures++;
+                continue;
+            }
+            bench_row *r = add_row(rows, nrows, bench_dev_profile(d), "sort_segments", variant, "u32", n, 4, t, 8);
+            if (!r) break;
+            finish_row(o, r, bounds, 0);
+        }
+    return failures;
 }
 
 /* Returns the number of measurements that failed. */
@@ -397,6 +447,7 @@ static int bench_device(const bench_opts *o, const char *selector, int index, in
             if (!r) break;
             finish_row(o, r, &bounds, extra);
         }
+        failures += sort_rows(o, d, n, &bounds, rows, nrows);
         fprintf(stderr, "\n");
     }
     bench_dev_close(d);

@@ -555,3 +555,58 @@ double bench_host_fisher_yates(uint64_t n, const bench_timing *t) {
     free(v);
     return median(samples, reps);
 }
+
+/* ---- tile sorts ----------------------------------------------------------------------------- */
+
+typedef struct tile_sort_run {
+    uint64_t n, segment;
+    clperm_tile_sort algorithm;
+} tile_sort_run;
+
+static cl_int run_tile_sort(bench_dev *d, void *arg) {
+    tile_sort_run *r = arg;
+    return clperm_sort_segments(d->ctx, CLPERM_KEY_U32, d->a, NULL, r->n, r->segment, r->algorithm, 0, NULL, NULL);
+}
+
+/* The networks are oblivious: sorting sorted segments again costs what the first sort did, so the
+ * runs sort buffer a in place one after another. Up to 2^24 keys the result is checked against
+ * the host's sort of the input. */
+double bench_sort(bench_dev *d, clperm_tile_sort algorithm, uint64_t segment, uint64_t n, const bench_timing *t,
+                  int verify, char *err, size_t errcap) {
+    cl_ulong nn = n, seed = 0x5eed0005;
+    cl_int e = clSetKernelArg(d->fill_u32, 0, sizeof d->a, &d->a);
+    if (e == CL_SUCCESS) e = clSetKernelArg(d->fill_u32, 1, sizeof nn, &nn);
+    if (e == CL_SUCCESS) e = clSetKernelArg(d->fill_u32, 2, sizeof seed, &seed);
+    if (e == CL_SUCCESS) e = launch(d, d->fill_u32, n);
+    d->filled = 0;
+    if (e != CL_SUCCESS) {
+        snprintf(err, errcap, "filling sort input: %s", clperm_status_name(e));
+        return -1;
+    }
+    uint32_t *want = NULL, *got = NULL;
+    verify = verify && n <= (UINT64_C(1) << 24);
+    if (verify) {
+        want = malloc((size_t)n * 4);
+        got = malloc((size_t)n * 4);
+        if (!want || !got ||
+            clEnqueueReadBuffer(d->queue, d->a, CL_TRUE, 0, (size_t)n * 4, want, 0, NULL, NULL) != CL_SUCCESS ||
+            clperm_sort_segments_host(CLPERM_KEY_U32, want, NULL, n, segment) != CLPERM_SUCCESS) {
+            snprintf(err, errcap, "could not prepare the check");
+            free(want);
+            free(got);
+            return -1;
+        }
+    }
+    tile_sort_run r = {n, segment, algorithm};
+    double s = timed(d, run_tile_sort, &r, t, err, errcap);
+    if (s >= 0 && verify) {
+        if (clEnqueueReadBuffer(d->queue, d->a, CL_TRUE, 0, (size_t)n * 4, got, 0, NULL, NULL) != CL_SUCCESS ||
+            memcmp(want, got, (size_t)n * 4) != 0) {
+            snprintf(err, errcap, "differs from the host's sort");
+            s = -1;
+        }
+    }
+    free(want);
+    free(got);
+    return s;
+}

@@ -232,7 +232,10 @@ typedef enum clperm_param {
     CLPERM_PARAM_SHUFFLE_WG_SIZE = 10,
     /* Domain indices per work-item per tile: 0 auto, else 1..65536 (the work-group kernels use
      * at most 32; the serial kernels take that many per tile).                              */
-    CLPERM_PARAM_SHUFFLE_ITEMS = 11
+    CLPERM_PARAM_SHUFFLE_ITEMS = 11,
+    /* Tile sorts: processors and banks of the tile (the model's w), a power of two 1..64;
+     * 0 auto: the device's local-memory banks. Smaller segments use smaller tiles.          */
+    CLPERM_PARAM_SORT_WIDTH = 12
 } clperm_param;
 
 CLPERM_API clperm_status clperm_ctx_set_param(clperm_ctx *ctx, clperm_param param, int value);
@@ -399,6 +402,81 @@ typedef struct clperm_mmd_result {
  * 0 < alpha < 1. n_dis is counted in O(n log n) per pair. */
 CLPERM_API clperm_status clperm_quality_mmd(const uint32_t *perms, uint32_t n, uint64_t count,
                                             double lambda, double alpha, clperm_mmd_result *out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Tile sorts in local memory (Afshani and Sitchinava: "Sorting and permuting without bank
+ * conflicts on GPUs"). The keys are cut into segments of `segment` consecutive keys (the last one
+ * may be shorter) and each segment is sorted ascending in place by one work-group, in a tile of
+ * w rows (one local-memory bank and one work-item each) by m columns, w * m >= segment, padded.
+ *
+ * Order: u32 and u64 by value, i32 signed, f32 by IEEE 754 totalOrder: -NaN < -inf < ... < -0.0
+ * < +0.0 < ... < +inf < +NaN (NaNs by their bits, the sign bit deciding which end). With values
+ * (one u32 per key, moved with its key) the sort is stable: equal keys keep their input order.
+ * Without values equal keys are indistinguishable.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum clperm_key_type {
+    CLPERM_KEY_U32 = 1,
+    CLPERM_KEY_I32 = 2,
+    CLPERM_KEY_F32 = 3,
+    CLPERM_KEY_U64 = 4
+} clperm_key_type;
+
+/* Size in bytes of one key of `type`, 0 for an unknown type. */
+CLPERM_API size_t clperm_key_size(clperm_key_type type);
+
+typedef enum clperm_tile_sort {
+    CLPERM_TILE_SORT_AUTO = 0,           /* the fastest for the device (today: SHEAR)          */
+    CLPERM_TILE_SORT_SHEAR = 1,          /* Shearsort on the diagonal arrangement: no conflicts */
+    CLPERM_TILE_SORT_BITONIC = 2,        /* bitonic network in local memory, plain indexing     */
+    CLPERM_TILE_SORT_BITONIC_PADDED = 3  /* the same with one pad word after every w words      */
+} clperm_tile_sort;
+
+typedef struct clperm_tile_shape {
+    uint32_t w;           /* rows = banks = work-items per work-group                          */
+    uint32_t m;           /* columns: keys per work-item                                       */
+    uint64_t local_bytes; /* local memory per tile (one tile per work-group)                   */
+    uint32_t tiles_per_cu; /* tiles resident per compute unit by local memory alone             */
+} clperm_tile_shape;
+
+/* The largest segment the device sorts in one tile for `type` with or without values. */
+CLPERM_API clperm_status clperm_sort_segment_max(clperm_ctx *ctx, clperm_key_type type, int with_values,
+                                                 uint64_t *out);
+
+/* The tile the sort of segments of `segment` keys uses (1 <= segment <= clperm_sort_segment_max). */
+CLPERM_API clperm_status clperm_sort_tile_shape(clperm_ctx *ctx, clperm_key_type type, int with_values,
+                                                uint64_t segment, clperm_tile_shape *out);
+
+/* Sorts keys[0 .. n) segment by segment in place; values is NULL or holds n u32 values moved with
+ * their keys. n = 0 enqueues nothing. Errors (nothing written): unknown type or algorithm,
+ * segment 0 or above clperm_sort_segment_max, buffers too small, values == keys. */
+CLPERM_API clperm_status clperm_sort_segments(clperm_ctx *ctx, clperm_key_type type, cl_mem keys,
+                                              cl_mem values, uint64_t n, uint64_t segment,
+                                              clperm_tile_sort algorithm, cl_uint num_events,
+                                              const cl_event *events, cl_event *event);
+
+/* The same on the host: the reference the device is checked against. Keys without values come
+ * out the same whatever the algorithm; with values too, since the sort is stable. */
+CLPERM_API clperm_status clperm_sort_segments_host(clperm_key_type type, void *keys, uint32_t *values,
+                                                   uint64_t n, uint64_t segment);
+
+/* Bank conflicts of a tile sort, measured: the kernel built with every local-memory access
+ * recorded, run on `n` keys from the host (NULL: zeros; the algorithms are data-oblivious), and
+ * the record checked in the model: w banks, bank = word address mod w, the w work-items of a
+ * tile accessing together at each step. A conflict is one access serialised behind another to
+ * the same bank at a different address. Blocking; for tests and reports, not for speed. */
+typedef struct clperm_conflict_report {
+    clperm_tile_shape shape;
+    uint64_t tiles;     /* tiles traced                                                      */
+    uint64_t steps;     /* access steps, summed over tiles                                   */
+    uint64_t accesses;  /* word accesses, summed over tiles                                  */
+    uint64_t conflicts; /* serialised accesses: sum over steps and banks of (addresses - 1)  */
+    uint32_t max_ways;  /* the most distinct addresses one bank saw in one step              */
+} clperm_conflict_report;
+
+CLPERM_API clperm_status clperm_sort_conflicts(clperm_ctx *ctx, clperm_key_type type, int with_values,
+                                               uint64_t segment, clperm_tile_sort algorithm,
+                                               const void *keys, uint64_t n, clperm_conflict_report *out);
 
 #ifdef __cplusplus
 }

@@ -198,6 +198,7 @@ clperm_status clperm_param_bounds(clperm_param param, int *lo, int *hi) {
     case CLPERM_PARAM_SHUFFLE_KERNEL: l = 1, h = 2; break;
     case CLPERM_PARAM_SHUFFLE_WG_SIZE: l = 4, h = 1024; break;
     case CLPERM_PARAM_SHUFFLE_ITEMS: l = 1, h = 65536; break;
+    case CLPERM_PARAM_SORT_WIDTH: l = 1, h = 64; break;
     default: return CLPERM_ERROR_INVALID_PARAM;
     }
     *lo = l;
@@ -214,15 +215,16 @@ clperm_status clperm_ctx_set_param(clperm_ctx *ctx, clperm_param param, int valu
     if (!is_auto) {
         CLPERM_RETURN_IF(value < lo || value > hi, CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
         CLPERM_RETURN_IF((param == CLPERM_PARAM_SG_WIDTH || param == CLPERM_PARAM_SCAN_WG_SIZE ||
-                          param == CLPERM_PARAM_SHUFFLE_WG_SIZE) && !pow2(value),
+                          param == CLPERM_PARAM_SHUFFLE_WG_SIZE || param == CLPERM_PARAM_SORT_WIDTH) &&
+                             !pow2(value),
                          CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
     }
     CLPERM_TRY(clperm__ctx_enter(ctx));
     clperm_status st = CLPERM_SUCCESS;
     if (!is_auto && param == CLPERM_PARAM_SG_IMPL && !(ctx->profile.sg_impls_available & (1u << value)))
         st = CLPERM_ERROR_UNSUPPORTED;
-    else if (!is_auto && (param == CLPERM_PARAM_SCAN_WG_SIZE || param == CLPERM_PARAM_SHUFFLE_WG_SIZE) &&
-             (size_t)value > ctx->profile.max_work_group_size)
+    else if (!is_auto && (param == CLPERM_PARAM_SCAN_WG_SIZE || param == CLPERM_PARAM_SHUFFLE_WG_SIZE ||
+                           param == CLPERM_PARAM_SORT_WIDTH) && (size_t)value > ctx->profile.max_work_group_size)
         st = CLPERM_ERROR_UNSUPPORTED;
     else if (param == CLPERM_PARAM_DISK_CACHE)
         ctx->disk_cache = value && ctx->cache_dir[0];
@@ -310,9 +312,18 @@ clperm_status clperm_ctx_get_param(const clperm_ctx *ctx, clperm_param param, in
     case CLPERM_PARAM_SHUFFLE_KERNEL: v = clperm__shuffle_kernel(c); break;
     case CLPERM_PARAM_SHUFFLE_WG_SIZE: v = clperm__shuffle_wg_size(c); break;
     case CLPERM_PARAM_SHUFFLE_ITEMS: v = clperm__shuffle_items(c); break;
+    case CLPERM_PARAM_SORT_WIDTH: v = clperm__sort_width(c); break;
     default: break;
     }
     clperm__ctx_leave(c);
     *value = v;
     return CLPERM_SUCCESS;
+}
+
+int clperm__sort_width(const clperm_ctx *ctx) {
+    int w = ctx->params[CLPERM_PARAM_SORT_WIDTH];
+    if (w) return w;
+    w = 1;
+    while (w < 64 && (cl_uint)w * 2 <= ctx->profile.banks) w *= 2;
+    return w;
 }

@@ -41,6 +41,8 @@ extern const char clperm__cl_clperm_bijection_h[];
 extern const size_t clperm__cl_clperm_bijection_h_size;
 extern const char clperm__cl_shuffle_cl[];
 extern const size_t clperm__cl_shuffle_cl_size;
+extern const char clperm__cl_tile_sort_cl[];
+extern const size_t clperm__cl_tile_sort_cl_size;
 
 /* ---- hashing ---- */
 typedef struct clperm__hash {
@@ -157,6 +159,8 @@ int clperm__shuffle_kernel(const clperm_ctx *ctx);
 int clperm__shuffle_wg_size(const clperm_ctx *ctx);
 int clperm__shuffle_items(const clperm_ctx *ctx);
 int clperm__shuffle_fusion(const clperm_ctx *ctx);
+/* The tile sorts' widest tile (CLPERM_PARAM_SORT_WIDTH, else the device's banks, at most 64). */
+int clperm__sort_width(const clperm_ctx *ctx);
 
 /* ---- scan and shuffle internals (the context is locked by the caller) ---- */
 clperm_status clperm__scan(clperm_ctx *ctx, clperm_type type, cl_mem src, cl_mem dst, uint64_t n,

@@ -1,0 +1,299 @@
+/*
+ * Tile sorts in local memory, in the discrete memory model (DMM) of Afshani and Sitchinava: a tile
+ * is a matrix of CLPERM_TS_W rows by CLPERM_TS_M columns, row r is memory bank r, and the
+ * work-group is CLPERM_TS_W work-items (the model's processors), work-item r owning row r. Each
+ * work-group sorts one segment of the input, padded to the tile.
+ *
+ *   clperm_sort_tile_shear           Shearsort (Sitchinava and Weichert) on the diagonal
+ *                                    arrangement: element (r, c) at address c*W + (r + c) mod W, so
+ *                                    a row (one work-item's) and a column (W work-items, one row
+ *                                    each) are both read without bank conflicts. log2(W) rounds of
+ *                                    rows in alternating order and columns ascending, then rows
+ *                                    ascending. Rows and columns are sorted in registers.
+ *   clperm_sort_tile_bitonic         Batcher's bitonic network in local memory, plain indexing.
+ *   clperm_sort_tile_bitonic_padded  The same, one pad word after every W words.
+ *
+ * Required: CLPERM_TS_W and CLPERM_TS_M (powers of two; the shear sort needs M >= W),
+ * CLPERM_TS_KEY_KIND (1 u32, 2 i32, 3 f32, 4 u64). CLPERM_TS_VALUES 1 carries a u32 value per key
+ * and makes the sort stable: the tile sorts (key, position) pairs and the values follow the
+ * positions. CLPERM_TS_TRACE 1 records every local-memory access (see TS_NOTE) for the bank
+ * conflict check.
+ *
+ * Keys are sorted by their bits mapped to an unsigned order: i32 with the sign bit flipped; f32
+ * as IEEE 754 totalOrder (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN).
+ */
+#ifndef CLPERM_TS_W
+#error "CLPERM_TS_W must be defined"
+#endif
+#ifndef CLPERM_TS_M
+#error "CLPERM_TS_M must be defined"
+#endif
+#ifndef CLPERM_TS_KEY_KIND
+#error "CLPERM_TS_KEY_KIND must be defined"
+#endif
+#ifndef CLPERM_TS_VALUES
+#define CLPERM_TS_VALUES 0
+#endif
+#ifndef CLPERM_TS_TRACE
+#define CLPERM_TS_TRACE 0
+#endif
+/* 1 unrolls the register sorts in full, so that every index is static and the arrays stay in
+ * registers (on PoCL too: 2.6 times faster than loops, though slower to compile); 0 keeps loops. */
+#ifndef CLPERM_TS_UNROLL
+#define CLPERM_TS_UNROLL 1
+#endif
+#if CLPERM_TS_UNROLL
+#define TS_UNROLL _Pragma("unroll")
+#else
+#define TS_UNROLL _Pragma("unroll 1")
+#endif
+
+#define TS_W CLPERM_TS_W
+#define TS_M CLPERM_TS_M
+#define TS_T (TS_W * TS_M)
+#define TS_PAD(a) ((a) + (a) / TS_W)
+#define TS_PADDED_T TS_PAD(TS_T)
+
+#if CLPERM_TS_KEY_KIND == 4
+typedef ulong ts_key;
+#define TS_KEY_MAX ((ulong)0xFFFFFFFFFFFFFFFFUL)
+#else
+typedef uint ts_key;
+#define TS_KEY_MAX 0xFFFFFFFFu
+#endif
+
+inline ts_key ts_to_ordered(ts_key k) {
+#if CLPERM_TS_KEY_KIND == 2
+    return k ^ 0x80000000u;
+#elif CLPERM_TS_KEY_KIND == 3
+    return (k & 0x80000000u) ? ~k : (k | 0x80000000u);
+#else
+    return k;
+#endif
+}
+
+inline ts_key ts_from_ordered(ts_key k) {
+#if CLPERM_TS_KEY_KIND == 2
+    return k ^ 0x80000000u;
+#elif CLPERM_TS_KEY_KIND == 3
+    return (k & 0x80000000u) ? (k & 0x7FFFFFFFu) : ~k;
+#else
+    return k;
+#endif
+}
+
+/* ---- every local-memory access goes through TS_LD and TS_ST ----
+ * In a trace build each work-item writes, per access, the address into its own record of the
+ * trace buffer: record[0] holds the number of steps, record[1 + s] the address of step s (keys at
+ * [0, TS_PADDED_T), positions after them), or TS_IDLE where the work-item made no access while the
+ * others of its work-group did. Work-items of a work-group run the same sequence of steps, so step
+ * s of all of them is one access of the subgroup. */
+#define TS_IDLE 0xFFFFFFFFu
+#if CLPERM_TS_TRACE
+#define TS_TRACE_PARAMS , __global uint *ts_trace, uint ts_trace_cap
+#define TS_TRACE_BEGIN                                                                             \
+    __global uint *ts_rec = ts_trace + ((size_t)get_group_id(0) * TS_W + get_local_id(0)) * (ts_trace_cap + 1); \
+    uint ts_step = 0
+#define TS_NOTE(addr) (ts_step < ts_trace_cap ? (ts_rec[1 + ts_step] = (uint)(addr)) : 0u, ts_step++)
+#define TS_SKIP(count)                                                                             \
+    for (uint ts_i = 0; ts_i < (uint)(count); ts_i++) TS_NOTE(TS_IDLE)
+#define TS_TRACE_END ts_rec[0] = ts_step
+#else
+#define TS_TRACE_PARAMS
+#define TS_TRACE_BEGIN
+#define TS_NOTE(addr) 0u
+#define TS_SKIP(count)
+#define TS_TRACE_END
+#endif
+
+#define TS_LD(arr, base, a) (TS_NOTE((base) + (a)), (arr)[a])
+#define TS_ST(arr, base, a, v)                                                                     \
+    do {                                                                                           \
+        TS_NOTE((base) + (a));                                                                     \
+        (arr)[a] = (v);                                                                            \
+    } while (0)
+
+/* Keys and positions of the tile. Positions (kept only with values) order equal keys and mark the
+ * padding, which sorts last. */
+#if CLPERM_TS_VALUES
+#define TS_GT(ka, pa, kb, pb) ((ka) > (kb) || ((ka) == (kb) && (pa) > (pb)))
+#define TS_LOCAL_DECL                                                                              \
+    __local ts_key lk[TS_PADDED_T];                                                                \
+    __local uint lp[TS_PADDED_T]
+#define TS_LD_ITEM(a, k, p)                                                                        \
+    do {                                                                                           \
+        k = TS_LD(lk, 0, a);                                                                       \
+        p = TS_LD(lp, TS_PADDED_T, a);                                                             \
+    } while (0)
+#define TS_ST_ITEM(a, k, p)                                                                        \
+    do {                                                                                           \
+        TS_ST(lk, 0, a, k);                                                                        \
+        TS_ST(lp, TS_PADDED_T, a, p);                                                              \
+    } while (0)
+#define TS_ACCESSES 2
+#else
+#define TS_GT(ka, pa, kb, pb) ((ka) > (kb))
+#define TS_LOCAL_DECL __local ts_key lk[TS_PADDED_T]
+#define TS_LD_ITEM(a, k, p)                                                                        \
+    do {                                                                                           \
+        k = TS_LD(lk, 0, a);                                                                       \
+        p = 0;                                                                                     \
+    } while (0)
+#define TS_ST_ITEM(a, k, p) TS_ST(lk, 0, a, k)
+#define TS_ACCESSES 1
+#endif
+
+/* Compare-exchange of (k[i], p[i]) and (k[j], p[j]): afterwards the smaller first when up. */
+#define TS_CSWAP(k, p, i, j, up)                                                                   \
+    do {                                                                                           \
+        ts_key ts_ka = k[i], ts_kb = k[j];                                                         \
+        uint ts_pa = p[i], ts_pb = p[j];                                                           \
+        int ts_s = TS_GT(ts_ka, ts_pa, ts_kb, ts_pb) == (up);                                      \
+        k[i] = ts_s ? ts_kb : ts_ka;                                                               \
+        k[j] = ts_s ? ts_ka : ts_kb;                                                               \
+        p[i] = ts_s ? ts_pb : ts_pa;                                                               \
+        p[j] = ts_s ? ts_pa : ts_pb;                                                               \
+    } while (0)
+
+/* Bitonic network on N registers, ascending unless desc; N a compile-time constant so that every
+ * index is static once unrolled. */
+#define TS_DEFINE_REG_SORT(name, N)                                                                \
+    inline void name(ts_key *k, uint *p, int desc) {                                              \
+        TS_UNROLL for (uint kk = 2; kk <= (N); kk <<= 1)                                           \
+        TS_UNROLL for (uint j = kk >> 1; j > 0; j >>= 1)                                           \
+        TS_UNROLL for (uint i = 0; i < (N); i++) {                                                 \
+            uint l = i ^ j;                                                                        \
+            if (l > i) TS_CSWAP(k, p, i, l, ((i & kk) == 0) != desc);                              \
+        }                                                                                          \
+    }
+
+TS_DEFINE_REG_SORT(ts_sort_row, TS_M)
+TS_DEFINE_REG_SORT(ts_sort_col, TS_W)
+
+/* Segment bounds of this work-group. */
+#define TS_SEGMENT                                                                                 \
+    const uint lid = get_local_id(0);                                                              \
+    const ulong base = (ulong)get_group_id(0) * seg;                                               \
+    const uint len = (uint)min((ulong)seg, n - base)
+
+/* Element e of the segment in tile order, loaded (padding past len) or stored, coalesced: step q
+ * moves elements q*W .. q*W + W-1. ADDR(e) is the tile address of element e. */
+#define TS_LOAD_TILE(ADDR)                                                                         \
+    for (uint q = 0; q < TS_M; q++) {                                                              \
+        uint e = q * TS_W + lid;                                                                   \
+        ts_key k = e < len ? ts_to_ordered(keys[base + e]) : TS_KEY_MAX;                           \
+        uint p = e;                                                                                \
+        TS_ST_ITEM(ADDR(e), k, p);                                                                 \
+    }                                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE)
+
+#if CLPERM_TS_VALUES
+/* Values follow positions: all are read before any is written, since the segment is sorted in
+ * place. */
+#define TS_STORE_TILE(ADDR)                                                                        \
+    do {                                                                                           \
+        ts_key ks[TS_M];                                                                           \
+        uint vs[TS_M];                                                                             \
+        for (uint q = 0; q < TS_M; q++) {                                                          \
+            uint e = q * TS_W + lid, p;                                                            \
+            TS_LD_ITEM(ADDR(e), ks[q], p);                                                         \
+            vs[q] = e < len ? values[base + p] : 0u;                                               \
+        }                                                                                          \
+        barrier(CLK_GLOBAL_MEM_FENCE);                                                             \
+        for (uint q = 0; q < TS_M; q++) {                                                          \
+            uint e = q * TS_W + lid;                                                               \
+            if (e < len) {                                                                         \
+                keys[base + e] = ts_from_ordered(ks[q]);                                           \
+                values[base + e] = vs[q];                                                          \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+#else
+#define TS_STORE_TILE(ADDR)                                                                        \
+    for (uint q = 0; q < TS_M; q++) {                                                              \
+        uint e = q * TS_W + lid, p;                                                                \
+        ts_key k;                                                                                  \
+        TS_LD_ITEM(ADDR(e), k, p);                                                                 \
+        if (e < len) keys[base + e] = ts_from_ordered(k);                                          \
+    }
+#endif
+
+/* ---- Shearsort on the diagonal arrangement ---- */
+
+#define TS_DIAG(r, c) ((c) * TS_W + (((r) + (c)) & (TS_W - 1)))
+#define TS_DIAG_E(e) TS_DIAG((e) / TS_M, (e) % TS_M)
+#define TS_LOG2_W (31 - clz((uint)TS_W))
+
+/* Row lid into registers, sorted (descending when desc), back in place. */
+#define TS_SHEAR_ROWS(desc)                                                                        \
+    for (uint c = 0; c < TS_M; c++) TS_LD_ITEM(TS_DIAG(lid, c), k[c], p[c]);                       \
+    ts_sort_row(k, p, desc);                                                                       \
+    for (uint c = 0; c < TS_M; c++) TS_ST_ITEM(TS_DIAG(lid, c), k[c], p[c]);                       \
+    barrier(CLK_LOCAL_MEM_FENCE)
+
+#if TS_M >= TS_W
+__kernel __attribute__((reqd_work_group_size(TS_W, 1, 1))) void
+clperm_sort_tile_shear(__global ts_key *keys, __global uint *values, ulong n, ulong seg TS_TRACE_PARAMS) {
+    TS_LOCAL_DECL;
+    TS_TRACE_BEGIN;
+    TS_SEGMENT;
+    ts_key k[TS_M > TS_W ? TS_M : TS_W];
+    uint p[TS_M > TS_W ? TS_M : TS_W];
+    TS_LOAD_TILE(TS_DIAG_E);
+    for (uint round = 0; round < TS_LOG2_W; round++) {
+        TS_SHEAR_ROWS(lid & 1); /* alternating order */
+        /* Columns lid, lid + W, ...: ascending from row 0 down. */
+        for (uint c = lid; c < TS_M; c += TS_W) {
+            for (uint r = 0; r < TS_W; r++) TS_LD_ITEM(TS_DIAG(r, c), k[r], p[r]);
+            ts_sort_col(k, p, 0);
+            for (uint r = 0; r < TS_W; r++) TS_ST_ITEM(TS_DIAG(r, c), k[r], p[r]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    TS_SHEAR_ROWS(0);
+    TS_STORE_TILE(TS_DIAG_E);
+    TS_TRACE_END;
+}
+#endif
+
+/* ---- Bitonic baselines: compare-exchanges in local memory ---- */
+
+#define TS_PLAIN(a) (a)
+#define TS_BITONIC_PAIRS (TS_T / 2)
+
+#define TS_BITONIC_BODY(ADDR)                                                                      \
+    TS_LOCAL_DECL;                                                                                 \
+    TS_TRACE_BEGIN;                                                                                \
+    TS_SEGMENT;                                                                                    \
+    TS_LOAD_TILE(ADDR);                                                                            \
+    for (uint kk = 2; kk <= TS_T; kk <<= 1) {                                                      \
+        for (uint j = kk >> 1; j > 0; j >>= 1) {                                                   \
+            for (uint pi = lid; pi < (TS_BITONIC_PAIRS + TS_W - 1) / TS_W * TS_W; pi += TS_W) {     \
+                if (pi >= TS_BITONIC_PAIRS) {                                                      \
+                    TS_SKIP(4 * TS_ACCESSES);                                                      \
+                } else {                                                                           \
+                uint lo = ((pi & ~(j - 1)) << 1) | (pi & (j - 1)), hi = lo + j;                    \
+                ts_key k[2];                                                                       \
+                uint p[2];                                                                         \
+                TS_LD_ITEM(ADDR(lo), k[0], p[0]);                                                  \
+                TS_LD_ITEM(ADDR(hi), k[1], p[1]);                                                  \
+                TS_CSWAP(k, p, 0, 1, (lo & kk) == 0);                                              \
+                TS_ST_ITEM(ADDR(lo), k[0], p[0]);                                                  \
+                TS_ST_ITEM(ADDR(hi), k[1], p[1]);                                                  \
+                }                                                                                  \
+            }                                                                                      \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                          \
+        }                                                                                          \
+    }                                                                                              \
+    TS_STORE_TILE(ADDR);                                                                           \
+    TS_TRACE_END
+
+__kernel __attribute__((reqd_work_group_size(TS_W, 1, 1))) void
+clperm_sort_tile_bitonic(__global ts_key *keys, __global uint *values, ulong n, ulong seg TS_TRACE_PARAMS) {
+    TS_BITONIC_BODY(TS_PLAIN);
+}
+
+__kernel __attribute__((reqd_work_group_size(TS_W, 1, 1))) void
+clperm_sort_tile_bitonic_padded(__global ts_key *keys, __global uint *values, ulong n, ulong seg TS_TRACE_PARAMS) {
+    TS_BITONIC_BODY(TS_PAD);
+}

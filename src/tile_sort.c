@@ -1,0 +1,233 @@
+/* Tile sorts of segments in local memory: the tile shape, the launches, and the bank-conflict
+ * check of a trace build. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct sort_plan {
+    clperm_tile_shape shape;
+    const char *kernel;
+    char options[256];
+} sort_plan;
+
+static const char *const tile_sort_texts[1] = {clperm__cl_tile_sort_cl};
+
+/* Keys per work-item the registers hold in a row sort. */
+static uint32_t m_max(clperm_key_type type, int with_values) {
+    return clperm_key_size(type) == 4 && !with_values ? 64 : 32;
+}
+
+static uint64_t tile_local_bytes(clperm_key_type type, int with_values, uint32_t w, uint32_t m) {
+    uint64_t words = (uint64_t)w * m + m; /* one pad word per w (the padded bitonic's layout) */
+    return words * (clperm_key_size(type) + (with_values ? 4 : 0));
+}
+
+static uint32_t width_cap(const clperm_ctx *ctx) {
+    uint32_t w = (uint32_t)clperm__sort_width(ctx);
+    while (w > 1 && w > ctx->profile.max_work_group_size) w /= 2;
+    return w;
+}
+
+static uint64_t segment_max(const clperm_ctx *ctx, clperm_key_type type, int with_values) {
+    uint32_t w = width_cap(ctx), m = m_max(type, with_values);
+    while (m > 1 && tile_local_bytes(type, with_values, w, m) > ctx->profile.local_mem_bytes) m /= 2;
+    return (uint64_t)w * m;
+}
+
+static clperm_status plan_sort(const clperm_ctx *ctx, clperm_key_type type, int with_values, uint64_t segment,
+                               clperm_tile_sort algorithm, int trace, sort_plan *p) {
+    CLPERM_RETURN_IF(clperm_key_size(type) == 0, CLPERM_ERROR_INVALID_TYPE);
+    CLPERM_RETURN_IF(segment == 0 || segment > segment_max(ctx, type, with_values), CLPERM_ERROR_INVALID_ARGUMENT);
+    switch (algorithm) {
+    case CLPERM_TILE_SORT_AUTO:
+    case CLPERM_TILE_SORT_SHEAR: p->kernel = "clperm_sort_tile_shear"; break;
+    case CLPERM_TILE_SORT_BITONIC: p->kernel = "clperm_sort_tile_bitonic"; break;
+    case CLPERM_TILE_SORT_BITONIC_PADDED: p->kernel = "clperm_sort_tile_bitonic_padded"; break;
+    default: return CLPERM_ERROR_INVALID_ARGUMENT;
+    }
+    uint64_t t = 1;
+    while (t < segment) t *= 2;
+    uint32_t w = 1, cap = width_cap(ctx);
+    while (w * 2 <= cap && (uint64_t)w * 2 * w * 2 <= t) w *= 2;
+    clperm_tile_shape *s = &p->shape;
+    s->w = w;
+    s->m = (uint32_t)(t / w);
+    s->local_bytes = tile_local_bytes(type, with_values, s->w, s->m);
+    s->tiles_per_cu = (uint32_t)(ctx->profile.local_mem_bytes / s->local_bytes);
+    snprintf(p->options, sizeof p->options,
+             "-DCLPERM_TS_W=%u -DCLPERM_TS_M=%u -DCLPERM_TS_KEY_KIND=%d -DCLPERM_TS_VALUES=%d -DCLPERM_TS_TRACE=%d",
+             s->w, s->m, (int)type, with_values != 0, trace);
+    return CLPERM_SUCCESS;
+}
+
+static clperm_status sort_kernel(clperm_ctx *ctx, const sort_plan *p, cl_kernel *out) {
+    size_t lengths[1] = {clperm__cl_tile_sort_cl_size};
+    clperm__source src = {"tile_sort", 1, tile_sort_texts, lengths};
+    return clperm__kernel_get(ctx, &src, p->options, p->kernel, out);
+}
+
+#define ARG(k, i, v) err = err != CL_SUCCESS ? err : clSetKernelArg(k, i, sizeof(v), &(v))
+
+/* Enqueues the sort of the segments of keys (and values, or NULL) with the plan's kernel; with a
+ * trace buffer, the trace build's extra arguments. */
+static clperm_status run_sort(clperm_ctx *ctx, const sort_plan *p, cl_mem keys, cl_mem values, uint64_t n,
+                              uint64_t segment, cl_mem trace, cl_uint trace_cap, cl_uint num_events,
+                              const cl_event *events, cl_event *event) {
+    cl_kernel k;
+    CLPERM_TRY(sort_kernel(ctx, p, &k));
+    uint64_t groups = (n + segment - 1) / segment;
+    CLPERM_RETURN_IF(groups > SIZE_MAX / p->shape.w, CLPERM_ERROR_SIZE_OVERFLOW);
+    cl_int err = CL_SUCCESS;
+    cl_mem v = values ? values : keys;
+    cl_ulong nn = n, seg = segment;
+    ARG(k, 0, keys);
+    ARG(k, 1, v);
+    ARG(k, 2, nn);
+    ARG(k, 3, seg);
+    if (trace) {
+        ARG(k, 4, trace);
+        ARG(k, 5, trace_cap);
+    }
+    CLPERM_TRY(err);
+    size_t local = p->shape.w, global = (size_t)groups * local;
+    return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, num_events, events, event);
+}
+
+clperm_status clperm_sort_segment_max(clperm_ctx *ctx, clperm_key_type type, int with_values, uint64_t *out) {
+    CLPERM_RETURN_IF(!out, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_RETURN_IF(clperm_key_size(type) == 0, CLPERM_ERROR_INVALID_TYPE);
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    *out = segment_max(ctx, type, with_values);
+    clperm__ctx_leave(ctx);
+    return CLPERM_SUCCESS;
+}
+
+clperm_status clperm_sort_tile_shape(clperm_ctx *ctx, clperm_key_type type, int with_values, uint64_t segment,
+                                     clperm_tile_shape *out) {
+    CLPERM_RETURN_IF(!out, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    sort_plan p;
+    clperm_status st = plan_sort(ctx, type, with_values, segment, CLPERM_TILE_SORT_AUTO, 0, &p);
+    if (st == CLPERM_SUCCESS) *out = p.shape;
+    clperm__ctx_leave(ctx);
+    return st;
+}
+
+static clperm_status sort_checked(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values, uint64_t n,
+                                  uint64_t segment, clperm_tile_sort algorithm, cl_uint num_events,
+                                  const cl_event *events, cl_event *event) {
+    sort_plan p;
+    CLPERM_TRY(plan_sort(ctx, type, values != NULL, segment, algorithm, 0, &p));
+    CLPERM_TRY(clperm__check_events(num_events, events));
+    CLPERM_TRY(clperm__check_buffer(ctx, keys, n, clperm_key_size(type), 1));
+    if (values) {
+        CLPERM_RETURN_IF(values == keys, CLPERM_ERROR_INVALID_ARGUMENT);
+        CLPERM_TRY(clperm__check_buffer(ctx, values, n, 4, 1));
+    }
+    ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
+    if (n == 0) return event ? clEnqueueMarkerWithWaitList(ctx->queue, num_events, events, event) : CLPERM_SUCCESS;
+    return run_sort(ctx, &p, keys, values, n, segment, NULL, 0, num_events, events, event);
+}
+
+clperm_status clperm_sort_segments(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values, uint64_t n,
+                                   uint64_t segment, clperm_tile_sort algorithm, cl_uint num_events,
+                                   const cl_event *events, cl_event *event) {
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    clperm_status st = sort_checked(ctx, type, keys, values, n, segment, algorithm, num_events, events, event);
+    clperm__ctx_leave(ctx);
+    return st;
+}
+
+/* ---- the bank-conflict check ---- */
+
+/* Counts, for every step of every tile, the distinct addresses each bank saw. rec is the trace:
+ * per work-item (tile-major) cap + 1 words, the step count first. */
+static clperm_status count_conflicts(const cl_uint *rec, uint64_t tiles, uint32_t w, cl_uint cap,
+                                     clperm_conflict_report *out) {
+    cl_uint seen[64][64];
+    cl_uint nseen[64];
+    for (uint64_t t = 0; t < tiles; t++) {
+        const cl_uint *tile = rec + t * w * (cap + (size_t)1);
+        cl_uint steps = 0;
+        for (uint32_t l = 0; l < w; l++) {
+            cl_uint s = tile[l * (cap + (size_t)1)];
+            CLPERM_RETURN_IF(s > cap, CLPERM_ERROR_SIZE_OVERFLOW);
+            if (s > steps) steps = s;
+        }
+        out->steps += steps;
+        for (cl_uint s = 0; s < steps; s++) {
+            memset(nseen, 0, sizeof nseen);
+            for (uint32_t l = 0; l < w; l++) {
+                const cl_uint *lane = tile + l * (cap + (size_t)1);
+                if (s >= lane[0] || lane[1 + s] == 0xFFFFFFFFu) continue;
+                cl_uint a = lane[1 + s], b = a % w, i = 0;
+                out->accesses++;
+                while (i < nseen[b] && seen[b][i] != a) i++;
+                if (i == nseen[b]) seen[b][nseen[b]++] = a;
+            }
+            for (uint32_t b = 0; b < w; b++) {
+                if (nseen[b] > 1) out->conflicts += nseen[b] - 1;
+                if (nseen[b] > out->max_ways) out->max_ways = nseen[b];
+            }
+        }
+    }
+    return CLPERM_SUCCESS;
+}
+
+static clperm_status conflicts_checked(clperm_ctx *ctx, clperm_key_type type, int with_values, uint64_t segment,
+                                       clperm_tile_sort algorithm, const void *keys, uint64_t n,
+                                       clperm_conflict_report *out) {
+    sort_plan p;
+    CLPERM_TRY(plan_sort(ctx, type, with_values, segment, algorithm, 1, &p));
+    CLPERM_RETURN_IF(n == 0, CLPERM_ERROR_INVALID_ARGUMENT);
+    size_t ks = clperm_key_size(type);
+    uint64_t tiles = (n + segment - 1) / segment;
+    uint32_t lg = 0;
+    while ((UINT64_C(1) << lg) < (uint64_t)p.shape.w * p.shape.m) lg++;
+    uint64_t cap = 2 * (4 * (uint64_t)p.shape.m + 4 * (uint64_t)p.shape.m * (lg + 1) * (lg + 1));
+    uint64_t words = tiles * p.shape.w * (cap + 1);
+    CLPERM_RETURN_IF(n > SIZE_MAX / ks || words > SIZE_MAX / 4 || cap >= UINT32_MAX, CLPERM_ERROR_SIZE_OVERFLOW);
+    clperm_status st;
+    cl_int err = CL_SUCCESS;
+    cl_mem dk = NULL, dv = NULL, dt = NULL;
+    cl_uint *rec = malloc((size_t)words * 4);
+    /* Zeros for the keys when none are given, and for the values (written from the host: Oclgrind
+     * takes memory set by clEnqueueFillBuffer for uninitialised). */
+    void *zeros = calloc((size_t)n, ks);
+    CLPERM_CHECK(rec && zeros ? CLPERM_SUCCESS : CLPERM_ERROR_OUT_OF_HOST_MEMORY);
+    dk = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, (size_t)n * ks,
+                        (void *)(keys ? keys : zeros), &err);
+    CLPERM_CHECK(err);
+    if (with_values) {
+        dv = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, (size_t)n * 4, zeros, &err);
+        CLPERM_CHECK(err);
+    }
+    dt = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)words * 4, NULL, &err);
+    CLPERM_CHECK(err);
+    CLPERM_CHECK(run_sort(ctx, &p, dk, dv, n, segment, dt, (cl_uint)cap, 0, NULL, NULL));
+    CLPERM_CHECK(clEnqueueReadBuffer(ctx->queue, dt, CL_TRUE, 0, (size_t)words * 4, rec, 0, NULL, NULL));
+    memset(out, 0, sizeof *out);
+    out->shape = p.shape;
+    out->tiles = tiles;
+    CLPERM_CHECK(count_conflicts(rec, tiles, p.shape.w, (cl_uint)cap, out));
+cleanup:
+    if (st != CLPERM_SUCCESS) clFinish(ctx->queue);
+    if (dk) clReleaseMemObject(dk);
+    if (dv) clReleaseMemObject(dv);
+    if (dt) clReleaseMemObject(dt);
+    free(rec);
+    free(zeros);
+    return st;
+}
+
+clperm_status clperm_sort_conflicts(clperm_ctx *ctx, clperm_key_type type, int with_values, uint64_t segment,
+                                    clperm_tile_sort algorithm, const void *keys, uint64_t n,
+                                    clperm_conflict_report *out) {
+    CLPERM_RETURN_IF(!out, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    clperm_status st = conflicts_checked(ctx, type, with_values, segment, algorithm, keys, n, out);
+    clperm__ctx_leave(ctx);
+    return st;
+}

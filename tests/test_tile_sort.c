@@ -1,0 +1,232 @@
+/* Tile sorts: the host reference orders keys (f32 specials included) and is stable; every device
+ * gives the reference's output bit for bit for every algorithm, key type, with and without values,
+ * at awkward segment sizes and key patterns; the conflict-free sort shows zero bank conflicts in
+ * its trace at every width, the plain bitonic network more than zero; bad input writes nothing. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+static const clperm_key_type types[] = {CLPERM_KEY_U32, CLPERM_KEY_I32, CLPERM_KEY_F32, CLPERM_KEY_U64};
+static const char *const type_names[] = {"", "u32", "i32", "f32", "u64"};
+static const clperm_tile_sort algos[] = {CLPERM_TILE_SORT_SHEAR, CLPERM_TILE_SORT_BITONIC,
+                                         CLPERM_TILE_SORT_BITONIC_PADDED};
+static const char *const algo_names[] = {"auto", "shear", "bitonic", "bitonic-padded"};
+
+/* Key patterns: random bits, few distinct values (stability), all equal, ascending, descending,
+ * and for f32 a mix of the special values. */
+enum { RANDOM, FEW, EQUAL, ASCENDING, DESCENDING, SPECIAL, PATTERNS };
+
+static const uint32_t f32_special[] = {0x7FC00000u, 0xFFC00000u, 0x7F800000u, 0xFF800000u, 0x00000000u,
+                                       0x80000000u, 0x3F800000u, 0xBF800000u, 0x00000001u, 0x80000001u,
+                                       0x7F7FFFFFu, 0xFF7FFFFFu, 0x7FA00000u, 0xFFA00001u};
+
+static void fill_keys(void *keys, clperm_key_type type, uint64_t n, int pattern, uint64_t seed) {
+    size_t ks = clperm_key_size(type);
+    test_fill_random(keys, n * ks, seed);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t k;
+        memcpy(&k, (char *)keys + i * ks, ks);
+        switch (pattern) {
+        case FEW: k %= 3; break;
+        case EQUAL: k = 42; break;
+        case ASCENDING: k = i; break;
+        case DESCENDING: k = n - i; break;
+        case SPECIAL: k = type == CLPERM_KEY_F32 ? f32_special[k % (sizeof f32_special / 4)] : k; break;
+        default: break;
+        }
+        memcpy((char *)keys + i * ks, &k, ks);
+    }
+}
+
+Test(tile_sort_host, orders_and_is_stable) {
+    /* f32 totalOrder with NaNs at both ends. */
+    float f[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1.0f, -1.0f};
+    uint32_t v[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    cr_assert_eq(clperm_sort_segments_host(CLPERM_KEY_F32, f, v, 8, 8), CLPERM_SUCCESS);
+    const uint32_t want[8] = {1, 3, 7, 5, 4, 6, 2, 0};
+    cr_assert(memcmp(v, want, sizeof want) == 0, "f32 order: got %u %u %u %u %u %u %u %u", v[0], v[1], v[2], v[3],
+              v[4], v[5], v[6], v[7]);
+    int32_t s[] = {3, -1, INT32_MIN, INT32_MAX, 0};
+    cr_assert_eq(clperm_sort_segments_host(CLPERM_KEY_I32, s, NULL, 5, 5), CLPERM_SUCCESS);
+    cr_assert(s[0] == INT32_MIN && s[1] == -1 && s[2] == 0 && s[3] == 3 && s[4] == INT32_MAX);
+    /* Segments are separate; equal keys keep their order. */
+    uint32_t k[10] = {5, 1, 5, 1, 5, 2, 2, 0, 2, 9}, w[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+    cr_assert_eq(clperm_sort_segments_host(CLPERM_KEY_U32, k, w, 10, 4), CLPERM_SUCCESS);
+    const uint32_t wk[10] = {1, 1, 5, 5, 0, 2, 2, 5, 2, 9}, ww[10] = {1, 3, 0, 2, 7, 5, 6, 4, 8, 9};
+    cr_assert(memcmp(k, wk, sizeof wk) == 0 && memcmp(w, ww, sizeof ww) == 0, "segments or stability broken");
+}
+
+static cl_mem device_copy(clperm_ctx *ctx, const void *host, size_t bytes) {
+    cl_mem m = test_buffer(ctx, bytes ? bytes : 4, host);
+    cr_assert(m);
+    return m;
+}
+
+/* One case on one device: keys (and values) sorted there and on the host, compared bit for bit. */
+static void check_case(clperm_ctx *ctx, clperm_key_type type, int with_values, clperm_tile_sort algo,
+                       uint64_t segment, uint64_t n, int pattern, uint64_t seed) {
+    size_t ks = clperm_key_size(type);
+    size_t kb = (size_t)n * ks, vb = (size_t)n * 4;
+    void *keys = malloc(kb + 8), *want = malloc(kb + 8), *got = malloc(kb + 8);
+    uint32_t *vals = malloc(vb + 4), *wantv = malloc(vb + 4), *gotv = malloc(vb + 4);
+    cr_assert(keys && want && got && vals && wantv && gotv);
+    fill_keys(keys, type, n, pattern, seed);
+    for (uint64_t i = 0; i < n; i++) vals[i] = (uint32_t)i;
+    memcpy(want, keys, kb);
+    memcpy(wantv, vals, vb);
+    cr_assert_eq(clperm_sort_segments_host(type, want, with_values ? wantv : NULL, n, segment), CLPERM_SUCCESS);
+    cl_mem dk = device_copy(ctx, keys, kb), dv = with_values ? device_copy(ctx, vals, vb) : NULL;
+    clperm_status st = clperm_sort_segments(ctx, type, dk, dv, n, segment, algo, 0, NULL, NULL);
+    cr_assert_eq(st, CLPERM_SUCCESS, "%s: %s %s values=%d segment=%llu n=%llu: %s", test_device_label(ctx),
+                 algo_names[algo], type_names[type], with_values, (unsigned long long)segment, (unsigned long long)n,
+                 clperm_status_name(st));
+    cr_assert_eq(test_read(ctx, dk, kb, got), 0);
+    uint64_t d = test_first_diff(want, got, n, ks);
+    cr_assert_eq(d, n, "%s: %s %s values=%d segment=%llu n=%llu pattern=%d seed=%#llx: key %llu differs",
+                 test_device_label(ctx), algo_names[algo], type_names[type], with_values, (unsigned long long)segment,
+                 (unsigned long long)n, pattern, (unsigned long long)seed, (unsigned long long)d);
+    if (with_values) {
+        cr_assert_eq(test_read(ctx, dv, vb, gotv), 0);
+        d = test_first_diff(wantv, gotv, n, 4);
+        cr_assert_eq(d, n, "%s: %s %s segment=%llu n=%llu pattern=%d: value %llu differs", test_device_label(ctx),
+                     algo_names[algo], type_names[type], (unsigned long long)segment, (unsigned long long)n, pattern,
+                     (unsigned long long)d);
+        clReleaseMemObject(dv);
+    }
+    clReleaseMemObject(dk);
+    free(keys), free(want), free(got), free(vals), free(wantv), free(gotv);
+}
+
+/* Every segment size below for u32 keys without values and for f32 keys with values, with every
+ * algorithm; fewer sizes for the other combinations. Segment sizes cover 1, 2, w-1, w, w+1 for the
+ * tile widths 8, 16 and 32, primes, 2^k+1 and the largest segment the device takes. */
+#ifdef CLPERM_TEST_SMALL
+static const uint64_t segments[] = {1, 2, 3, 8, 9, 33, 64, 100};
+static const uint64_t few_segments[] = {7, 65};
+#define PATTERN_COUNT 2
+#else
+static const uint64_t segments[] = {1,  2,  3,   5,   7,   8,   9,   15,  16,   17,   31,   32,   33,   63,  64,
+                                    65, 97, 127, 128, 129, 255, 257, 511, 1000, 1023, 1024, 1025, 2047, 2048};
+static const uint64_t few_segments[] = {1, 2, 31, 33, 257, 1025};
+#define PATTERN_COUNT PATTERNS
+#endif
+
+static void check_sizes(clperm_ctx *ctx, clperm_key_type type, int with_values, const uint64_t *sizes,
+                        size_t count, uint64_t seed) {
+    uint64_t max;
+    cr_assert_eq(clperm_sort_segment_max(ctx, type, with_values, &max), CLPERM_SUCCESS);
+    for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++)
+        for (size_t s = 0; s < count; s++) {
+            uint64_t seg = sizes[s] < max ? sizes[s] : max;
+            uint64_t n = 3 * seg + seg / 2 + (seg > 1);
+            for (int pattern = 0; pattern < PATTERN_COUNT; pattern++)
+                check_case(ctx, type, with_values, algos[a], seg, n, pattern, seed + s * 131 + (uint64_t)pattern);
+        }
+    /* The largest segment, and a single key. */
+    check_case(ctx, type, with_values, CLPERM_TILE_SORT_SHEAR, max, 2 * max + 1, RANDOM, seed);
+    check_case(ctx, type, with_values, CLPERM_TILE_SORT_SHEAR, max, 1, RANDOM, seed);
+}
+
+Test(tile_sort, device_equals_host) {
+    uint64_t seed = test_seed();
+    cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
+    const size_t all = sizeof segments / sizeof segments[0], few = sizeof few_segments / sizeof few_segments[0];
+    for (size_t dev = 0; dev < test_device_count(); dev++) {
+        clperm_ctx *ctx = test_open(dev);
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+            for (int with_values = 0; with_values < 2; with_values++) {
+                int full = (types[t] == CLPERM_KEY_U32 && !with_values) || (types[t] == CLPERM_KEY_F32 && with_values);
+                check_sizes(ctx, types[t], with_values, full ? segments : few_segments, full ? all : few, seed);
+            }
+        clperm_ctx_free(ctx);
+    }
+}
+
+/* Bank conflicts counted from the trace build: none for Shearsort on the diagonal arrangement at
+ * widths 8 to 64 and several tile lengths; some for the plain bitonic network, which shows the
+ * check can fail. */
+Test(tile_sort, conflicts_measured) {
+    for (size_t dev = 0; dev < test_device_count(); dev++) {
+        clperm_ctx *ctx = test_open(dev);
+#ifdef CLPERM_TEST_SMALL
+        static const int widths[] = {8};
+#else
+        static const int widths[] = {8, 16, 32, 64};
+#endif
+        for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
+            int w = widths[wi];
+            if (clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_WIDTH, w) != CLPERM_SUCCESS) continue;
+            for (int with_values = 0; with_values < 2; with_values++)
+                for (uint64_t seg = (uint64_t)w * w; seg <= (uint64_t)w * w * 4 && seg <= (uint64_t)w * 64; seg *= 2) {
+                    uint64_t max;
+                    cr_assert_eq(clperm_sort_segment_max(ctx, CLPERM_KEY_U32, with_values, &max), CLPERM_SUCCESS);
+                    if (seg > max) continue;
+                    for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+                        clperm_conflict_report r;
+                        clperm_status st =
+                            clperm_sort_conflicts(ctx, CLPERM_KEY_U32, with_values, seg, algos[a], NULL, 2 * seg, &r);
+                        cr_assert_eq(st, CLPERM_SUCCESS, "%s: trace %s w=%d seg=%llu: %s", test_device_label(ctx),
+                                     algo_names[algos[a]], w, (unsigned long long)seg, clperm_status_name(st));
+                        cr_assert_eq(r.shape.w, (uint32_t)w);
+                        cr_assert_gt(r.accesses, 2 * seg, "trace recorded too little");
+                        cr_log_info("%s w=%u m=%u values=%d: %llu accesses in %llu steps, %llu conflicts, %u-way",
+                                    algo_names[algos[a]], r.shape.w, r.shape.m, with_values,
+                                    (unsigned long long)r.accesses, (unsigned long long)r.steps,
+                                    (unsigned long long)r.conflicts, r.max_ways);
+                        if (algos[a] == CLPERM_TILE_SORT_SHEAR)
+                            cr_assert_eq(r.conflicts, 0, "shear w=%d seg=%llu: %llu conflicts", w,
+                                         (unsigned long long)seg, (unsigned long long)r.conflicts);
+                        if (algos[a] == CLPERM_TILE_SORT_BITONIC)
+                            cr_assert_gt(r.conflicts, 0, "plain bitonic w=%d: no conflicts found", w);
+                    }
+                }
+        }
+        clperm_ctx_free(ctx);
+    }
+}
+
+Test(tile_sort, bad_input_writes_nothing) {
+    for (size_t dev = 0; dev < test_device_count(); dev++) {
+        clperm_ctx *ctx = test_open(dev);
+        uint64_t max;
+        cr_assert_eq(clperm_sort_segment_max(ctx, CLPERM_KEY_U32, 0, &max), CLPERM_SUCCESS);
+        const uint64_t n = 100;
+        uint32_t keys[100], got[100];
+        for (int i = 0; i < 100; i++) keys[i] = 100u - (uint32_t)i;
+        cl_mem dk = device_copy(ctx, keys, sizeof keys), dv = device_copy(ctx, keys, sizeof keys);
+        cl_mem small = device_copy(ctx, keys, 40);
+        struct {
+            clperm_status want, got;
+        } c[] = {
+            {CLPERM_ERROR_INVALID_ARGUMENT, clperm_sort_segments(ctx, CLPERM_KEY_U32, dk, NULL, n, 0, 0, 0, NULL, NULL)},
+            {CLPERM_ERROR_INVALID_ARGUMENT,
+             clperm_sort_segments(ctx, CLPERM_KEY_U32, dk, NULL, n, max + 1, 0, 0, NULL, NULL)},
+            {CLPERM_ERROR_INVALID_TYPE, clperm_sort_segments(ctx, (clperm_key_type)9, dk, NULL, n, 8, 0, 0, NULL, NULL)},
+            {CLPERM_ERROR_INVALID_ARGUMENT,
+             clperm_sort_segments(ctx, CLPERM_KEY_U32, dk, NULL, n, 8, (clperm_tile_sort)7, 0, NULL, NULL)},
+            {CLPERM_ERROR_BUFFER_TOO_SMALL, clperm_sort_segments(ctx, CLPERM_KEY_U64, dk, NULL, n, 8, 0, 0, NULL, NULL)},
+            {CLPERM_ERROR_BUFFER_TOO_SMALL, clperm_sort_segments(ctx, CLPERM_KEY_U32, dk, small, n, 8, 0, 0, NULL, NULL)},
+            {CLPERM_ERROR_INVALID_ARGUMENT, clperm_sort_segments(ctx, CLPERM_KEY_U32, dk, dk, n, 8, 0, 0, NULL, NULL)},
+            {CLPERM_ERROR_INVALID_BUFFER, clperm_sort_segments(ctx, CLPERM_KEY_U32, NULL, NULL, n, 8, 0, 0, NULL, NULL)},
+            {CLPERM_ERROR_INVALID_EVENT_LIST,
+             clperm_sort_segments(ctx, CLPERM_KEY_U32, dk, NULL, n, 8, 0, 1, NULL, NULL)},
+            {CLPERM_SUCCESS, clperm_sort_segments(ctx, CLPERM_KEY_U32, dk, dv, 0, 8, 0, 0, NULL, NULL)},
+        };
+        for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+            cr_assert_eq(c[i].got, c[i].want, "case %zu: %s, want %s", i, clperm_status_name(c[i].got),
+                         clperm_status_name(c[i].want));
+        cr_assert_eq(test_read(ctx, dk, sizeof keys, got), 0);
+        cr_assert(memcmp(got, keys, sizeof keys) == 0, "a failed call wrote the keys");
+        cr_assert_eq(test_read(ctx, dv, sizeof keys, got), 0);
+        cr_assert(memcmp(got, keys, sizeof keys) == 0, "a failed call wrote the values");
+        clperm_tile_shape shape;
+        cr_assert_eq(clperm_sort_tile_shape(ctx, CLPERM_KEY_U32, 0, max, &shape), CLPERM_SUCCESS);
+        cr_assert_geq((uint64_t)shape.w * shape.m, max);
+        cr_assert_eq(clperm_sort_tile_shape(ctx, CLPERM_KEY_U32, 0, 0, &shape), CLPERM_ERROR_INVALID_ARGUMENT);
+        clReleaseMemObject(dk), clReleaseMemObject(dv), clReleaseMemObject(small);
+        clperm_ctx_free(ctx);
+    }
+}
