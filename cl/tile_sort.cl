@@ -14,7 +14,8 @@
  *   clperm_sort_tile_bitonic_padded  The same, one pad word after every W words.
  *
  * Required: CLPERM_TS_W and CLPERM_TS_M (powers of two; the shear sort needs M >= W),
- * CLPERM_TS_KEY_KIND (1 u32, 2 i32, 3 f32, 4 u64). CLPERM_TS_VALUES 1 carries a u32 value per key
+ * CLPERM_TS_KEY_KIND (1 u32, 2 i32, 3 f32, 4 u64), and the networks CLPERM_TS_NET_M and
+ * CLPERM_TS_NET_W (see ts_sort_row). CLPERM_TS_VALUES 1 carries a u32 value per key
  * and makes the sort stable: the tile sorts (key, position) pairs and the values follow the
  * positions. CLPERM_TS_TRACE 1 records every local-memory access (see TS_NOTE) for the bank
  * conflict check.
@@ -36,16 +37,6 @@
 #endif
 #ifndef CLPERM_TS_TRACE
 #define CLPERM_TS_TRACE 0
-#endif
-/* 1 unrolls the register sorts in full, so that every index is static and the arrays stay in
- * registers (on PoCL too: 2.6 times faster than loops, though slower to compile); 0 keeps loops. */
-#ifndef CLPERM_TS_UNROLL
-#define CLPERM_TS_UNROLL 1
-#endif
-#if CLPERM_TS_UNROLL
-#define TS_UNROLL _Pragma("unroll")
-#else
-#define TS_UNROLL _Pragma("unroll 1")
 #endif
 
 #define TS_W CLPERM_TS_W
@@ -155,20 +146,13 @@ inline ts_key ts_from_ordered(ts_key k) {
         p[j] = ts_s ? ts_pa : ts_pb;                                                               \
     } while (0)
 
-/* Bitonic network on N registers, ascending unless desc; N a compile-time constant so that every
- * index is static once unrolled. */
-#define TS_DEFINE_REG_SORT(name, N)                                                                \
-    inline void name(ts_key *k, uint *p, int desc) {                                              \
-        TS_UNROLL for (uint kk = 2; kk <= (N); kk <<= 1)                                           \
-        TS_UNROLL for (uint j = kk >> 1; j > 0; j >>= 1)                                           \
-        TS_UNROLL for (uint i = 0; i < (N); i++) {                                                 \
-            uint l = i ^ j;                                                                        \
-            if (l > i) TS_CSWAP(k, p, i, l, ((i & kk) == 0) != desc);                              \
-        }                                                                                          \
-    }
-
-TS_DEFINE_REG_SORT(ts_sort_row, TS_M)
-TS_DEFINE_REG_SORT(ts_sort_col, TS_W)
+/* Sorting networks on registers, ascending: CLPERM_TS_NET_M sorts M keys, CLPERM_TS_NET_W sorts
+ * W, each a list of TS_CX(i, j) (compare-exchange of k[i] and k[j]) that the host writes before
+ * this file: Batcher's odd-even merge sort (191 compare-exchanges for 32 keys against the bitonic
+ * network's 240). Straight-line code, so every index is static and the keys stay in registers. */
+#define TS_CX(i, j) TS_CSWAP(k, p, i, j, 1);
+inline void ts_sort_row(ts_key *k, uint *p) { CLPERM_TS_NET_M }
+inline void ts_sort_col(ts_key *k, uint *p) { CLPERM_TS_NET_W }
 
 /* Segment bounds of this work-group. */
 #define TS_SEGMENT                                                                                 \
@@ -224,11 +208,14 @@ TS_DEFINE_REG_SORT(ts_sort_col, TS_W)
 #define TS_DIAG_E(e) TS_DIAG((e) / TS_M, (e) % TS_M)
 #define TS_LOG2_W (31 - clz((uint)TS_W))
 
-/* Row lid into registers, sorted (descending when desc), back in place. */
+/* Row lid into registers, sorted, back in place (reversed when desc). */
 #define TS_SHEAR_ROWS(desc)                                                                        \
     for (uint c = 0; c < TS_M; c++) TS_LD_ITEM(TS_DIAG(lid, c), k[c], p[c]);                       \
-    ts_sort_row(k, p, desc);                                                                       \
-    for (uint c = 0; c < TS_M; c++) TS_ST_ITEM(TS_DIAG(lid, c), k[c], p[c]);                       \
+    ts_sort_row(k, p);                                                                             \
+    for (uint c = 0; c < TS_M; c++) {                                                              \
+        int ts_d = (desc);                                                                         \
+        TS_ST_ITEM(TS_DIAG(lid, c), ts_d ? k[TS_M - 1 - c] : k[c], ts_d ? p[TS_M - 1 - c] : p[c]); \
+    }                                                                                              \
     barrier(CLK_LOCAL_MEM_FENCE)
 
 #if TS_M >= TS_W
@@ -245,7 +232,7 @@ clperm_sort_tile_shear(__global ts_key *keys, __global uint *values, ulong n, ul
         /* Columns lid, lid + W, ...: ascending from row 0 down. */
         for (uint c = lid; c < TS_M; c += TS_W) {
             for (uint r = 0; r < TS_W; r++) TS_LD_ITEM(TS_DIAG(r, c), k[r], p[r]);
-            ts_sort_col(k, p, 0);
+            ts_sort_col(k, p);
             for (uint r = 0; r < TS_W; r++) TS_ST_ITEM(TS_DIAG(r, c), k[r], p[r]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);

@@ -10,9 +10,21 @@ typedef struct sort_plan {
     clperm_tile_shape shape;
     const char *kernel;
     char options[256];
+    char networks[16384]; /* the register sorting networks, written before the kernel source */
 } sort_plan;
 
-static const char *const tile_sort_texts[1] = {clperm__cl_tile_sort_cl};
+/* Appends "#define name" and Batcher's odd-even merge sort of n (a power of two) keys as a list
+ * of TS_CX(i, j), i < j: sort runs of pp into runs of 2pp by merging at distances pp, pp/2, ... */
+static void append_network(char *buf, size_t cap, const char *name, uint32_t n) {
+    clperm__appendf(buf, cap, "#define %s", name);
+    for (uint32_t pp = 1; pp < n; pp <<= 1)
+        for (uint32_t kk = pp; kk >= 1; kk >>= 1)
+            for (uint32_t j = kk % pp; j + kk < n; j += 2 * kk)
+                for (uint32_t i = 0; i < kk && i + j + kk < n; i++)
+                    if ((i + j) / (2 * pp) == (i + j + kk) / (2 * pp))
+                        clperm__appendf(buf, cap, " TS_CX(%u,%u)", i + j, i + j + kk);
+    clperm__appendf(buf, cap, "\n");
+}
 
 /* Keys per work-item the registers hold in a row sort. */
 static uint32_t m_max(clperm_key_type type, int with_values) {
@@ -59,12 +71,18 @@ static clperm_status plan_sort(const clperm_ctx *ctx, clperm_key_type type, int 
     snprintf(p->options, sizeof p->options,
              "-DCLPERM_TS_W=%u -DCLPERM_TS_M=%u -DCLPERM_TS_KEY_KIND=%d -DCLPERM_TS_VALUES=%d -DCLPERM_TS_TRACE=%d",
              s->w, s->m, (int)type, with_values != 0, trace);
+    p->networks[0] = 0;
+    append_network(p->networks, sizeof p->networks, "CLPERM_TS_NET_M", s->m);
+    append_network(p->networks, sizeof p->networks, "CLPERM_TS_NET_W", s->w);
     return CLPERM_SUCCESS;
 }
 
 static clperm_status sort_kernel(clperm_ctx *ctx, const sort_plan *p, cl_kernel *out) {
-    size_t lengths[1] = {clperm__cl_tile_sort_cl_size};
-    clperm__source src = {"tile_sort", 1, tile_sort_texts, lengths};
+    /* The networks are a function of the shape, which the options name: the memory cache's key
+     * (name and options) still tells programs apart. */
+    const char *texts[2] = {p->networks, clperm__cl_tile_sort_cl};
+    size_t lengths[2] = {strlen(p->networks), clperm__cl_tile_sort_cl_size};
+    clperm__source src = {"tile_sort", 2, texts, lengths};
     return clperm__kernel_get(ctx, &src, p->options, p->kernel, out);
 }
 
