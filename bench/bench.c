@@ -80,7 +80,8 @@ static void usage(FILE *f) {
           "  --reps N          timed runs per figure (default 7); --warmup N runs before (default 2).\n"
           "  --set NAME=VALUE  set a tunable on every device: scan_algorithm, sg_impl, sg_width,\n"
           "                    scan_wg_size, scan_items, disk_cache, shuffle_kernel,\n"
-          "                    shuffle_wg_size, shuffle_items, sort_width (see clperm.h).\n"
+          "                    shuffle_wg_size, shuffle_items, sort_width, sort_tiles\n"
+          "                    (see clperm.h).\n"
           "\n"
           "Shuffle rows move 64-bit items: clperm's bijective shuffle at fusion levels 2, 1, 0\n"
           "(single pass with look-back, two-pass scan, separate passes) with the VariablePhilox and\n"
@@ -88,10 +89,11 @@ static void usage(FILE *f) {
           "radix sort); and the host's single-thread Fisher-Yates. \"of gather\" compares items/s\n"
           "with the device's random gather at the same n.\n"
           "Sort rows (op sort_segments) sort n random u32 keys in segments, in place, one tile per\n"
-          "segment: Shearsort on the diagonal arrangement (no bank conflicts) and the bitonic\n"
-          "network in local memory, plain and padded. \"of copy\" compares bytes moved (8 per key)\n"
+          "segment: Shearsort on the diagonal arrangement and the Afshani-Sitchinava sort (no bank\n"
+          "conflicts; the latter for segments up to 512) and the bitonic network in local memory,\n"
+          "plain and padded. \"of copy\" compares bytes moved (8 per key)\n"
           "with the device's copy.\n"
-          "  --segments LIST   segment sizes of the sort rows (default 1024,2048).\n"
+          "  --segments LIST   segment sizes of the sort rows (default 512,1024,2048).\n"
           "  --no-host         skip the host's single-thread reference rows.\n"
           "  --no-verify       do not check each result against a host scan.\n"
           "  --json            one JSON object per line instead of the table.\n"
@@ -147,7 +149,7 @@ static int parse_set(const char *s, bench_opts *o) {
                  {"scan_items", CLPERM_PARAM_SCAN_ITEMS},         {"disk_cache", CLPERM_PARAM_DISK_CACHE},
                  {"shuffle_kernel", CLPERM_PARAM_SHUFFLE_KERNEL}, {"shuffle_wg_size", CLPERM_PARAM_SHUFFLE_WG_SIZE},
                  {"shuffle_items", CLPERM_PARAM_SHUFFLE_ITEMS},
-                 {"sort_width", CLPERM_PARAM_SORT_WIDTH}};
+                 {"sort_width", CLPERM_PARAM_SORT_WIDTH},          {"sort_tiles", CLPERM_PARAM_SORT_TILES}};
     const char *eq = strchr(s, '=');
     if (!eq || o->nsets == BENCH_MAX_SETS) return -1;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -167,7 +169,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
     o->verify = 1;
     o->host = 1;
     parse_sizes("2^10,2^14,2^18,2^22,2^24,2^24+1", o);
-    parse_list("1024,2048", o->segments, &o->nsegments);
+    parse_list("512,1024,2048", o->segments, &o->nsegments);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -348,7 +350,8 @@ static const struct {
     const char *name;
 } sort_cases[] = {{CLPERM_TILE_SORT_SHEAR, "shear"},
                   {CLPERM_TILE_SORT_BITONIC, "bitonic"},
-                  {CLPERM_TILE_SORT_BITONIC_PADDED, "bitonic-padded"}};
+                  {CLPERM_TILE_SORT_BITONIC_PADDED, "bitonic-padded"},
+                  {CLPERM_TILE_SORT_AS, "as"}};
 
 /* Tile sort rows at size n for every segment size; returns the number that failed. */
 static int sort_rows(const bench_opts *o, bench_dev *d, uint64_t n, const bench_row *bounds, bench_row *rows,
@@ -361,6 +364,12 @@ static int sort_rows(const bench_opts *o, bench_dev *d, uint64_t n, const bench_
             snprintf(variant, sizeof variant, "%s-%llu", sort_cases[c].name, (unsigned long long)o->segments[s]);
             fprintf(stderr, ", sort %s", variant);
             fflush(stderr);
+            uint64_t max = 0;
+            clperm_sort_segment_max(bench_dev_ctx(d), CLPERM_KEY_U32, 0, sort_cases[c].algorithm, &max);
+            if (o->segments[s] > max) {
+                fprintf(stderr, " (above its largest segment, %llu)", (unsigned long long)max);
+                continue;
+            }
             double t = bench_sort(d, sort_cases[c].algorithm, o->segments[s], n, &o->timing, o->verify, err, sizeof err);
             if (t < 0) {
                 fprintf(stderr, " FAILED: %s\n  ", err);

@@ -31,6 +31,7 @@ typedef struct bench_dev bench_dev;
 bench_dev *bench_dev_open(const char *selector, const bench_set *sets, int nsets, char *err, size_t errcap);
 void bench_dev_close(bench_dev *d);
 const clperm_profile *bench_dev_profile(const bench_dev *d);
+clperm_ctx *bench_dev_ctx(bench_dev *d);
 /* Makes room for n 64-bit items in each buffer and fills the inputs; 0 on success. */
 int bench_dev_prepare(bench_dev *d, uint64_t n, char *err, size_t errcap);
 

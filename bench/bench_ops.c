@@ -137,6 +137,8 @@ void bench_dev_close(bench_dev *d) {
 
 const clperm_profile *bench_dev_profile(const bench_dev *d) { return &d->profile; }
 
+clperm_ctx *bench_dev_ctx(bench_dev *d) { return d->ctx; }
+
 int bench_dev_prepare(bench_dev *d, uint64_t n, char *err, size_t errcap) {
     if (n > d->cap) {
         release_buffers(d);

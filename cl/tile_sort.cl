@@ -10,6 +10,9 @@
  *                                    each) are both read without bank conflicts. log2(W) rounds of
  *                                    rows in alternating order and columns ascending, then rows
  *                                    ascending. Rows and columns are sorted in registers.
+ *   clperm_sort_tile_as              The Afshani-Sitchinava sort for W <= sqrt(M) (their Lemma 1):
+ *                                    five row sorts, with two conversions each way between
+ *                                    row-major and column-major order, whatever W.
  *   clperm_sort_tile_bitonic         Batcher's bitonic network in local memory, plain indexing.
  *   clperm_sort_tile_bitonic_padded  The same, one pad word after every W words.
  *
@@ -35,12 +38,20 @@
 #ifndef CLPERM_TS_VALUES
 #define CLPERM_TS_VALUES 0
 #endif
+/* Tiles per work-group (work-items lid + W*g, g < TILES, work on tile g). Their words interleave in
+ * local memory, word a of tile g at a*TILES + g: where W*TILES is the hardware's bank count, the
+ * tiles of one warp then use disjoint banks and stay free of conflicts between them. */
+#ifndef CLPERM_TS_TILES
+#define CLPERM_TS_TILES 1
+#endif
 #ifndef CLPERM_TS_TRACE
 #define CLPERM_TS_TRACE 0
 #endif
 
 #define TS_W CLPERM_TS_W
 #define TS_M CLPERM_TS_M
+#define TS_G CLPERM_TS_TILES
+#define TS_ATTRS __attribute__((reqd_work_group_size(TS_W * TS_G, 1, 1)))
 #define TS_T (TS_W * TS_M)
 #define TS_PAD(a) ((a) + (a) / TS_W)
 #define TS_PADDED_T TS_PAD(TS_T)
@@ -83,7 +94,7 @@ inline ts_key ts_from_ordered(ts_key k) {
 #if CLPERM_TS_TRACE
 #define TS_TRACE_PARAMS , __global uint *ts_trace, uint ts_trace_cap
 #define TS_TRACE_BEGIN                                                                             \
-    __global uint *ts_rec = ts_trace + ((size_t)get_group_id(0) * TS_W + get_local_id(0)) * (ts_trace_cap + 1); \
+    __global uint *ts_rec = ts_trace + ((size_t)tile * TS_W + lid) * (ts_trace_cap + 1);           \
     uint ts_step = 0
 #define TS_NOTE(addr) (ts_step < ts_trace_cap ? (ts_rec[1 + ts_step] = (uint)(addr)) : 0u, ts_step++)
 #define TS_SKIP(count)                                                                             \
@@ -97,11 +108,11 @@ inline ts_key ts_from_ordered(ts_key k) {
 #define TS_TRACE_END
 #endif
 
-#define TS_LD(arr, base, a) (TS_NOTE((base) + (a)), (arr)[a])
+#define TS_LD(arr, base, a) (TS_NOTE((base) + (a)), (arr)[(a) * TS_G + ts_g])
 #define TS_ST(arr, base, a, v)                                                                     \
     do {                                                                                           \
         TS_NOTE((base) + (a));                                                                     \
-        (arr)[a] = (v);                                                                            \
+        (arr)[(a) * TS_G + ts_g] = (v);                                                            \
     } while (0)
 
 /* Keys and positions of the tile. Positions (kept only with values) order equal keys and mark the
@@ -109,8 +120,8 @@ inline ts_key ts_from_ordered(ts_key k) {
 #if CLPERM_TS_VALUES
 #define TS_GT(ka, pa, kb, pb) ((ka) > (kb) || ((ka) == (kb) && (pa) > (pb)))
 #define TS_LOCAL_DECL                                                                              \
-    __local ts_key lk[TS_PADDED_T];                                                                \
-    __local uint lp[TS_PADDED_T]
+    __local ts_key lk[TS_PADDED_T * TS_G];                                                         \
+    __local uint lp[TS_PADDED_T * TS_G]
 #define TS_LD_ITEM(a, k, p)                                                                        \
     do {                                                                                           \
         k = TS_LD(lk, 0, a);                                                                       \
@@ -124,7 +135,7 @@ inline ts_key ts_from_ordered(ts_key k) {
 #define TS_ACCESSES 2
 #else
 #define TS_GT(ka, pa, kb, pb) ((ka) > (kb))
-#define TS_LOCAL_DECL __local ts_key lk[TS_PADDED_T]
+#define TS_LOCAL_DECL __local ts_key lk[TS_PADDED_T * TS_G]
 #define TS_LD_ITEM(a, k, p)                                                                        \
     do {                                                                                           \
         k = TS_LD(lk, 0, a);                                                                       \
@@ -156,9 +167,10 @@ inline void ts_sort_col(ts_key *k, uint *p) { CLPERM_TS_NET_W }
 
 /* Segment bounds of this work-group. */
 #define TS_SEGMENT                                                                                 \
-    const uint lid = get_local_id(0);                                                              \
-    const ulong base = (ulong)get_group_id(0) * seg;                                               \
-    const uint len = (uint)min((ulong)seg, n - base)
+    const uint lid = get_local_id(0) % TS_W, ts_g = get_local_id(0) / TS_W;                        \
+    const ulong tile = (ulong)get_group_id(0) * TS_G + ts_g;                                       \
+    const ulong base = tile * seg;                                                                 \
+    const uint len = base < n ? (uint)min((ulong)seg, n - base) : 0u
 
 /* Element e of the segment in tile order, loaded (padding past len) or stored, coalesced: step q
  * moves elements q*W .. q*W + W-1. ADDR(e) is the tile address of element e. */
@@ -178,13 +190,13 @@ inline void ts_sort_col(ts_key *k, uint *p) { CLPERM_TS_NET_W }
     do {                                                                                           \
         ts_key ks[TS_M];                                                                           \
         uint vs[TS_M];                                                                             \
-        for (uint q = 0; q < TS_M; q++) {                                                          \
+        _Pragma("unroll") for (uint q = 0; q < TS_M; q++) {                                        \
             uint e = q * TS_W + lid, p;                                                            \
             TS_LD_ITEM(ADDR(e), ks[q], p);                                                         \
             vs[q] = e < len ? values[base + p] : 0u;                                               \
         }                                                                                          \
         barrier(CLK_GLOBAL_MEM_FENCE);                                                             \
-        for (uint q = 0; q < TS_M; q++) {                                                          \
+        _Pragma("unroll") for (uint q = 0; q < TS_M; q++) {                                        \
             uint e = q * TS_W + lid;                                                               \
             if (e < len) {                                                                         \
                 keys[base + e] = ts_from_ordered(ks[q]);                                           \
@@ -210,20 +222,20 @@ inline void ts_sort_col(ts_key *k, uint *p) { CLPERM_TS_NET_W }
 
 /* Row lid into registers, sorted, back in place (reversed when desc). */
 #define TS_SHEAR_ROWS(desc)                                                                        \
-    for (uint c = 0; c < TS_M; c++) TS_LD_ITEM(TS_DIAG(lid, c), k[c], p[c]);                       \
+    _Pragma("unroll") for (uint c = 0; c < TS_M; c++) TS_LD_ITEM(TS_DIAG(lid, c), k[c], p[c]);     \
     ts_sort_row(k, p);                                                                             \
-    for (uint c = 0; c < TS_M; c++) {                                                              \
+    _Pragma("unroll") for (uint c = 0; c < TS_M; c++) {                                            \
         int ts_d = (desc);                                                                         \
         TS_ST_ITEM(TS_DIAG(lid, c), ts_d ? k[TS_M - 1 - c] : k[c], ts_d ? p[TS_M - 1 - c] : p[c]); \
     }                                                                                              \
     barrier(CLK_LOCAL_MEM_FENCE)
 
 #if TS_M >= TS_W
-__kernel __attribute__((reqd_work_group_size(TS_W, 1, 1))) void
+__kernel TS_ATTRS void
 clperm_sort_tile_shear(__global ts_key *keys, __global uint *values, ulong n, ulong seg TS_TRACE_PARAMS) {
     TS_LOCAL_DECL;
-    TS_TRACE_BEGIN;
     TS_SEGMENT;
+    TS_TRACE_BEGIN;
     ts_key k[TS_M > TS_W ? TS_M : TS_W];
     uint p[TS_M > TS_W ? TS_M : TS_W];
     TS_LOAD_TILE(TS_DIAG_E);
@@ -231,14 +243,65 @@ clperm_sort_tile_shear(__global ts_key *keys, __global uint *values, ulong n, ul
         TS_SHEAR_ROWS(lid & 1); /* alternating order */
         /* Columns lid, lid + W, ...: ascending from row 0 down. */
         for (uint c = lid; c < TS_M; c += TS_W) {
+#pragma unroll
             for (uint r = 0; r < TS_W; r++) TS_LD_ITEM(TS_DIAG(r, c), k[r], p[r]);
             ts_sort_col(k, p);
+#pragma unroll
             for (uint r = 0; r < TS_W; r++) TS_ST_ITEM(TS_DIAG(r, c), k[r], p[r]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     TS_SHEAR_ROWS(0);
     TS_STORE_TILE(TS_DIAG_E);
+    TS_TRACE_END;
+}
+#endif
+
+/* ---- The Afshani-Sitchinava sort, base case (Lemma 1): W <= sqrt(M) ----
+ * Twice: sort rows in alternating order; convert row-major to column-major; sort rows; convert
+ * back. Then sort rows. A conversion is a gather: work-item r reads the elements that its row
+ * receives, in order, sorts them in registers and writes its own row. Column c is skewed by
+ * c + c / (M/W): then the W elements that one step of a row-major load, a row-major to
+ * column-major gather or the reverse gather touches lie in W different banks. */
+#if TS_M >= TS_W * TS_W
+#define TS_Q (TS_M / TS_W)
+#define TS_AS(r, c) ((c) * TS_W + (((r) + (c) + (c) / TS_Q) & (TS_W - 1)))
+#define TS_AS_E(e) TS_AS((e) / TS_M, (e) % TS_M)
+/* The source of element (r, c) after a conversion from row-major order (the linear index
+ * L = c*W + r was at (L / M, L % M)) and from column-major order (L = r*M + c was at
+ * (L % W, L / W)). */
+#define TS_AS_FROM_ROWS(r, c) TS_AS(((c) * TS_W + (r)) / TS_M, ((c) * TS_W + (r)) % TS_M)
+#define TS_AS_FROM_COLS(r, c) TS_AS(((r) * TS_M + (c)) % TS_W, ((r) * TS_M + (c)) / TS_W)
+
+/* The five passes, one loop body (unrolled, the passes made a kernel too large for the compiler to
+ * keep the row in registers): pass 0 sorts row lid in place, passes 1 and 3 gather it from
+ * row-major order, 2 and 4 from column-major order; passes 0 and 2 write rows in alternating
+ * order. */
+__kernel TS_ATTRS void
+clperm_sort_tile_as(__global ts_key *keys, __global uint *values, ulong n, ulong seg TS_TRACE_PARAMS) {
+    TS_LOCAL_DECL;
+    TS_SEGMENT;
+    TS_TRACE_BEGIN;
+    ts_key k[TS_M];
+    uint p[TS_M];
+    TS_LOAD_TILE(TS_AS_E);
+#pragma unroll 1
+    for (uint pass = 0; pass < 5; pass++) {
+        uint from = pass == 0 ? 0u : 2u - (pass & 1);
+        int desc = (pass == 0 || pass == 2) && (lid & 1);
+#pragma unroll
+        for (uint c = 0; c < TS_M; c++) {
+            uint a = from == 0 ? TS_AS(lid, c) : from == 1 ? TS_AS_FROM_ROWS(lid, c) : TS_AS_FROM_COLS(lid, c);
+            TS_LD_ITEM(a, k[c], p[c]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        ts_sort_row(k, p);
+#pragma unroll
+        for (uint c = 0; c < TS_M; c++)
+            TS_ST_ITEM(TS_AS(lid, c), desc ? k[TS_M - 1 - c] : k[c], desc ? p[TS_M - 1 - c] : p[c]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    TS_STORE_TILE(TS_AS_E);
     TS_TRACE_END;
 }
 #endif
@@ -250,8 +313,8 @@ clperm_sort_tile_shear(__global ts_key *keys, __global uint *values, ulong n, ul
 
 #define TS_BITONIC_BODY(ADDR)                                                                      \
     TS_LOCAL_DECL;                                                                                 \
-    TS_TRACE_BEGIN;                                                                                \
     TS_SEGMENT;                                                                                    \
+    TS_TRACE_BEGIN;                                                                                \
     TS_LOAD_TILE(ADDR);                                                                            \
     for (uint kk = 2; kk <= TS_T; kk <<= 1) {                                                      \
         for (uint j = kk >> 1; j > 0; j >>= 1) {                                                   \
@@ -275,12 +338,12 @@ clperm_sort_tile_shear(__global ts_key *keys, __global uint *values, ulong n, ul
     TS_STORE_TILE(ADDR);                                                                           \
     TS_TRACE_END
 
-__kernel __attribute__((reqd_work_group_size(TS_W, 1, 1))) void
+__kernel TS_ATTRS void
 clperm_sort_tile_bitonic(__global ts_key *keys, __global uint *values, ulong n, ulong seg TS_TRACE_PARAMS) {
     TS_BITONIC_BODY(TS_PLAIN);
 }
 
-__kernel __attribute__((reqd_work_group_size(TS_W, 1, 1))) void
+__kernel TS_ATTRS void
 clperm_sort_tile_bitonic_padded(__global ts_key *keys, __global uint *values, ulong n, ulong seg TS_TRACE_PARAMS) {
     TS_BITONIC_BODY(TS_PAD);
 }

@@ -235,7 +235,10 @@ typedef enum clperm_param {
     CLPERM_PARAM_SHUFFLE_ITEMS = 11,
     /* Tile sorts: processors and banks of the tile (the model's w), a power of two 1..64;
      * 0 auto: the device's local-memory banks. Smaller segments use smaller tiles.          */
-    CLPERM_PARAM_SORT_WIDTH = 12
+    CLPERM_PARAM_SORT_WIDTH = 12,
+    /* Tile sorts: tiles per work-group, a power of two 1..64; 0 auto: enough tiles of w
+     * work-items to fill 32 lanes.                                                          */
+    CLPERM_PARAM_SORT_TILES = 13
 } clperm_param;
 
 CLPERM_API clperm_status clperm_ctx_set_param(clperm_ctx *ctx, clperm_param param, int value);
@@ -429,23 +432,29 @@ typedef enum clperm_tile_sort {
     CLPERM_TILE_SORT_AUTO = 0,           /* the fastest for the device (today: SHEAR)          */
     CLPERM_TILE_SORT_SHEAR = 1,          /* Shearsort on the diagonal arrangement: no conflicts */
     CLPERM_TILE_SORT_BITONIC = 2,        /* bitonic network in local memory, plain indexing     */
-    CLPERM_TILE_SORT_BITONIC_PADDED = 3  /* the same with one pad word after every w words      */
+    CLPERM_TILE_SORT_BITONIC_PADDED = 3, /* the same with one pad word after every w words      */
+    CLPERM_TILE_SORT_AS = 4              /* Afshani-Sitchinava, Lemma 1 (w <= sqrt(m)): five row
+                                            sorts whatever w; narrow tiles, small segments      */
 } clperm_tile_sort;
 
 typedef struct clperm_tile_shape {
-    uint32_t w;           /* rows = banks = work-items per work-group                          */
-    uint32_t m;           /* columns: keys per work-item                                       */
-    uint64_t local_bytes; /* local memory per tile (one tile per work-group)                   */
-    uint32_t tiles_per_cu; /* tiles resident per compute unit by local memory alone             */
+    uint32_t w;              /* rows = banks = work-items per tile                              */
+    uint32_t m;              /* columns: keys per work-item                                     */
+    uint32_t tiles_per_group; /* tiles per work-group (w * tiles_per_group work-items)          */
+    uint64_t local_bytes;    /* local memory per tile                                           */
+    uint32_t tiles_per_cu;   /* tiles resident per compute unit by local memory alone           */
 } clperm_tile_shape;
 
-/* The largest segment the device sorts in one tile for `type` with or without values. */
+/* The largest segment `algorithm` sorts in one tile on the device, for `type` with or without
+ * values. */
 CLPERM_API clperm_status clperm_sort_segment_max(clperm_ctx *ctx, clperm_key_type type, int with_values,
-                                                 uint64_t *out);
+                                                 clperm_tile_sort algorithm, uint64_t *out);
 
-/* The tile the sort of segments of `segment` keys uses (1 <= segment <= clperm_sort_segment_max). */
+/* The tile `algorithm` uses for segments of `segment` keys (1 <= segment <= the maximum): the
+ * widest w (up to CLPERM_PARAM_SORT_WIDTH) with w <= m (w * w <= m for CLPERM_TILE_SORT_AS). */
 CLPERM_API clperm_status clperm_sort_tile_shape(clperm_ctx *ctx, clperm_key_type type, int with_values,
-                                                uint64_t segment, clperm_tile_shape *out);
+                                                uint64_t segment, clperm_tile_sort algorithm,
+                                                clperm_tile_shape *out);
 
 /* Sorts keys[0 .. n) segment by segment in place; values is NULL or holds n u32 values moved with
  * their keys. n = 0 enqueues nothing. Errors (nothing written): unknown type or algorithm,

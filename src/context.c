@@ -199,6 +199,7 @@ clperm_status clperm_param_bounds(clperm_param param, int *lo, int *hi) {
     case CLPERM_PARAM_SHUFFLE_WG_SIZE: l = 4, h = 1024; break;
     case CLPERM_PARAM_SHUFFLE_ITEMS: l = 1, h = 65536; break;
     case CLPERM_PARAM_SORT_WIDTH: l = 1, h = 64; break;
+    case CLPERM_PARAM_SORT_TILES: l = 1, h = 64; break;
     default: return CLPERM_ERROR_INVALID_PARAM;
     }
     *lo = l;
@@ -215,7 +216,8 @@ clperm_status clperm_ctx_set_param(clperm_ctx *ctx, clperm_param param, int valu
     if (!is_auto) {
         CLPERM_RETURN_IF(value < lo || value > hi, CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
         CLPERM_RETURN_IF((param == CLPERM_PARAM_SG_WIDTH || param == CLPERM_PARAM_SCAN_WG_SIZE ||
-                          param == CLPERM_PARAM_SHUFFLE_WG_SIZE || param == CLPERM_PARAM_SORT_WIDTH) &&
+                          param == CLPERM_PARAM_SHUFFLE_WG_SIZE || param == CLPERM_PARAM_SORT_WIDTH ||
+                          param == CLPERM_PARAM_SORT_TILES) &&
                              !pow2(value),
                          CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
     }
@@ -313,6 +315,7 @@ clperm_status clperm_ctx_get_param(const clperm_ctx *ctx, clperm_param param, in
     case CLPERM_PARAM_SHUFFLE_WG_SIZE: v = clperm__shuffle_wg_size(c); break;
     case CLPERM_PARAM_SHUFFLE_ITEMS: v = clperm__shuffle_items(c); break;
     case CLPERM_PARAM_SORT_WIDTH: v = clperm__sort_width(c); break;
+    case CLPERM_PARAM_SORT_TILES: v = v ? v : 0; break; /* depends on the tile: see clperm_sort_tile_shape */
     default: break;
     }
     clperm__ctx_leave(c);

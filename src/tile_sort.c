@@ -42,35 +42,56 @@ static uint32_t width_cap(const clperm_ctx *ctx) {
     return w;
 }
 
-static uint64_t segment_max(const clperm_ctx *ctx, clperm_key_type type, int with_values) {
-    uint32_t w = width_cap(ctx), m = m_max(type, with_values);
-    while (m > 1 && tile_local_bytes(type, with_values, w, m) > ctx->profile.local_mem_bytes) m /= 2;
-    return (uint64_t)w * m;
+/* The tile width for t keys (a power of two): the widest w <= cap with w <= m = t / w, or with
+ * w * w <= m for the Afshani-Sitchinava sort. */
+static uint32_t tile_width(uint64_t t, uint32_t cap, clperm_tile_sort algorithm) {
+    uint32_t w = 1;
+    int as = algorithm == CLPERM_TILE_SORT_AS;
+    while (w * 2 <= cap && (uint64_t)w * 2 * w * 2 * (as ? w * 2 : 1) <= t) w *= 2;
+    return w;
+}
+
+static uint64_t segment_max(const clperm_ctx *ctx, clperm_key_type type, int with_values,
+                            clperm_tile_sort algorithm) {
+    uint32_t cap = width_cap(ctx), mmax = m_max(type, with_values);
+    uint64_t best = 1;
+    for (uint64_t t = 1; t <= (uint64_t)cap * mmax; t *= 2) {
+        uint32_t w = tile_width(t, cap, algorithm);
+        if (t / w <= mmax && tile_local_bytes(type, with_values, w, (uint32_t)(t / w)) <= ctx->profile.local_mem_bytes)
+            best = t;
+    }
+    return best;
 }
 
 static clperm_status plan_sort(const clperm_ctx *ctx, clperm_key_type type, int with_values, uint64_t segment,
                                clperm_tile_sort algorithm, int trace, sort_plan *p) {
     CLPERM_RETURN_IF(clperm_key_size(type) == 0, CLPERM_ERROR_INVALID_TYPE);
-    CLPERM_RETURN_IF(segment == 0 || segment > segment_max(ctx, type, with_values), CLPERM_ERROR_INVALID_ARGUMENT);
     switch (algorithm) {
     case CLPERM_TILE_SORT_AUTO:
     case CLPERM_TILE_SORT_SHEAR: p->kernel = "clperm_sort_tile_shear"; break;
     case CLPERM_TILE_SORT_BITONIC: p->kernel = "clperm_sort_tile_bitonic"; break;
     case CLPERM_TILE_SORT_BITONIC_PADDED: p->kernel = "clperm_sort_tile_bitonic_padded"; break;
+    case CLPERM_TILE_SORT_AS: p->kernel = "clperm_sort_tile_as"; break;
     default: return CLPERM_ERROR_INVALID_ARGUMENT;
     }
+    CLPERM_RETURN_IF(segment == 0 || segment > segment_max(ctx, type, with_values, algorithm),
+                     CLPERM_ERROR_INVALID_ARGUMENT);
     uint64_t t = 1;
     while (t < segment) t *= 2;
-    uint32_t w = 1, cap = width_cap(ctx);
-    while (w * 2 <= cap && (uint64_t)w * 2 * w * 2 <= t) w *= 2;
+    uint32_t w = tile_width(t, width_cap(ctx), algorithm);
     clperm_tile_shape *s = &p->shape;
     s->w = w;
     s->m = (uint32_t)(t / w);
     s->local_bytes = tile_local_bytes(type, with_values, s->w, s->m);
     s->tiles_per_cu = (uint32_t)(ctx->profile.local_mem_bytes / s->local_bytes);
+    uint32_t g = (uint32_t)ctx->params[CLPERM_PARAM_SORT_TILES];
+    if (!g) g = s->w < 32 ? 32 / s->w : 1;
+    while (g > 1 && ((size_t)g * s->w > ctx->profile.max_work_group_size || g > s->tiles_per_cu)) g /= 2;
+    s->tiles_per_group = g;
     snprintf(p->options, sizeof p->options,
-             "-DCLPERM_TS_W=%u -DCLPERM_TS_M=%u -DCLPERM_TS_KEY_KIND=%d -DCLPERM_TS_VALUES=%d -DCLPERM_TS_TRACE=%d",
-             s->w, s->m, (int)type, with_values != 0, trace);
+             "-DCLPERM_TS_W=%u -DCLPERM_TS_M=%u -DCLPERM_TS_TILES=%u -DCLPERM_TS_KEY_KIND=%d -DCLPERM_TS_VALUES=%d "
+             "-DCLPERM_TS_TRACE=%d",
+             s->w, s->m, s->tiles_per_group, (int)type, with_values != 0, trace);
     p->networks[0] = 0;
     append_network(p->networks, sizeof p->networks, "CLPERM_TS_NET_M", s->m);
     append_network(p->networks, sizeof p->networks, "CLPERM_TS_NET_W", s->w);
@@ -95,8 +116,9 @@ static clperm_status run_sort(clperm_ctx *ctx, const sort_plan *p, cl_mem keys, 
                               const cl_event *events, cl_event *event) {
     cl_kernel k;
     CLPERM_TRY(sort_kernel(ctx, p, &k));
-    uint64_t groups = (n + segment - 1) / segment;
-    CLPERM_RETURN_IF(groups > SIZE_MAX / p->shape.w, CLPERM_ERROR_SIZE_OVERFLOW);
+    uint64_t groups = ((n + segment - 1) / segment + p->shape.tiles_per_group - 1) / p->shape.tiles_per_group;
+    size_t local = (size_t)p->shape.w * p->shape.tiles_per_group;
+    CLPERM_RETURN_IF(groups > SIZE_MAX / local, CLPERM_ERROR_SIZE_OVERFLOW);
     cl_int err = CL_SUCCESS;
     cl_mem v = values ? values : keys;
     cl_ulong nn = n, seg = segment;
@@ -109,25 +131,26 @@ static clperm_status run_sort(clperm_ctx *ctx, const sort_plan *p, cl_mem keys, 
         ARG(k, 5, trace_cap);
     }
     CLPERM_TRY(err);
-    size_t local = p->shape.w, global = (size_t)groups * local;
+    size_t global = (size_t)groups * local;
     return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, num_events, events, event);
 }
 
-clperm_status clperm_sort_segment_max(clperm_ctx *ctx, clperm_key_type type, int with_values, uint64_t *out) {
-    CLPERM_RETURN_IF(!out, CLPERM_ERROR_INVALID_ARGUMENT);
+clperm_status clperm_sort_segment_max(clperm_ctx *ctx, clperm_key_type type, int with_values,
+                                      clperm_tile_sort algorithm, uint64_t *out) {
+    CLPERM_RETURN_IF(!out || (unsigned)algorithm > CLPERM_TILE_SORT_AS, CLPERM_ERROR_INVALID_ARGUMENT);
     CLPERM_RETURN_IF(clperm_key_size(type) == 0, CLPERM_ERROR_INVALID_TYPE);
     CLPERM_TRY(clperm__ctx_enter(ctx));
-    *out = segment_max(ctx, type, with_values);
+    *out = segment_max(ctx, type, with_values, algorithm);
     clperm__ctx_leave(ctx);
     return CLPERM_SUCCESS;
 }
 
 clperm_status clperm_sort_tile_shape(clperm_ctx *ctx, clperm_key_type type, int with_values, uint64_t segment,
-                                     clperm_tile_shape *out) {
+                                     clperm_tile_sort algorithm, clperm_tile_shape *out) {
     CLPERM_RETURN_IF(!out, CLPERM_ERROR_INVALID_ARGUMENT);
     CLPERM_TRY(clperm__ctx_enter(ctx));
     sort_plan p;
-    clperm_status st = plan_sort(ctx, type, with_values, segment, CLPERM_TILE_SORT_AUTO, 0, &p);
+    clperm_status st = plan_sort(ctx, type, with_values, segment, algorithm, 0, &p);
     if (st == CLPERM_SUCCESS) *out = p.shape;
     clperm__ctx_leave(ctx);
     return st;
@@ -201,7 +224,7 @@ static clperm_status conflicts_checked(clperm_ctx *ctx, clperm_key_type type, in
     CLPERM_TRY(plan_sort(ctx, type, with_values, segment, algorithm, 1, &p));
     CLPERM_RETURN_IF(n == 0, CLPERM_ERROR_INVALID_ARGUMENT);
     size_t ks = clperm_key_size(type);
-    uint64_t tiles = (n + segment - 1) / segment;
+    uint64_t g = p.shape.tiles_per_group, tiles = ((n + segment - 1) / segment + g - 1) / g * g;
     uint32_t lg = 0;
     while ((UINT64_C(1) << lg) < (uint64_t)p.shape.w * p.shape.m) lg++;
     uint64_t cap = 2 * (4 * (uint64_t)p.shape.m + 4 * (uint64_t)p.shape.m * (lg + 1) * (lg + 1));

@@ -12,8 +12,8 @@
 static const clperm_key_type types[] = {CLPERM_KEY_U32, CLPERM_KEY_I32, CLPERM_KEY_F32, CLPERM_KEY_U64};
 static const char *const type_names[] = {"", "u32", "i32", "f32", "u64"};
 static const clperm_tile_sort algos[] = {CLPERM_TILE_SORT_SHEAR, CLPERM_TILE_SORT_BITONIC,
-                                         CLPERM_TILE_SORT_BITONIC_PADDED};
-static const char *const algo_names[] = {"auto", "shear", "bitonic", "bitonic-padded"};
+                                         CLPERM_TILE_SORT_BITONIC_PADDED, CLPERM_TILE_SORT_AS};
+static const char *const algo_names[] = {"auto", "shear", "bitonic", "bitonic-padded", "as"};
 
 /* Key patterns: random bits, few distinct values (stability), all equal, ascending, descending,
  * and for f32 a mix of the special values. */
@@ -117,17 +117,18 @@ static const uint64_t few_segments[] = {1, 2, 31, 33, 257, 1025};
 static void check_sizes(clperm_ctx *ctx, clperm_key_type type, int with_values, const uint64_t *sizes,
                         size_t count, uint64_t seed) {
     uint64_t max;
-    cr_assert_eq(clperm_sort_segment_max(ctx, type, with_values, &max), CLPERM_SUCCESS);
-    for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++)
+    for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+        cr_assert_eq(clperm_sort_segment_max(ctx, type, with_values, algos[a], &max), CLPERM_SUCCESS);
         for (size_t s = 0; s < count; s++) {
             uint64_t seg = sizes[s] < max ? sizes[s] : max;
             uint64_t n = 3 * seg + seg / 2 + (seg > 1);
             for (int pattern = 0; pattern < PATTERN_COUNT; pattern++)
                 check_case(ctx, type, with_values, algos[a], seg, n, pattern, seed + s * 131 + (uint64_t)pattern);
         }
-    /* The largest segment, and a single key. */
-    check_case(ctx, type, with_values, CLPERM_TILE_SORT_SHEAR, max, 2 * max + 1, RANDOM, seed);
-    check_case(ctx, type, with_values, CLPERM_TILE_SORT_SHEAR, max, 1, RANDOM, seed);
+        /* The largest segment, and a single key. */
+        check_case(ctx, type, with_values, algos[a], max, 2 * max + 1, RANDOM, seed);
+        check_case(ctx, type, with_values, algos[a], max, 1, RANDOM, seed);
+    }
 }
 
 Test(tile_sort, device_equals_host) {
@@ -145,42 +146,44 @@ Test(tile_sort, device_equals_host) {
     }
 }
 
-/* Bank conflicts counted from the trace build: none for Shearsort on the diagonal arrangement at
- * widths 8 to 64 and several tile lengths; some for the plain bitonic network, which shows the
- * check can fail. */
+/* Bank conflicts counted from the trace build: none for Shearsort on the diagonal arrangement and
+ * for the Afshani-Sitchinava sort, at widths 4 to 64 and several tile lengths, keys alone and with
+ * values; some for the plain bitonic network, which shows that the check can fail. */
 Test(tile_sort, conflicts_measured) {
+#ifdef CLPERM_TEST_SMALL
+    static const uint32_t widths[] = {4, 8};
+#else
+    static const uint32_t widths[] = {4, 8, 16, 32, 64};
+#endif
     for (size_t dev = 0; dev < test_device_count(); dev++) {
         clperm_ctx *ctx = test_open(dev);
-#ifdef CLPERM_TEST_SMALL
-        static const int widths[] = {8};
-#else
-        static const int widths[] = {8, 16, 32, 64};
-#endif
         for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
-            int w = widths[wi];
-            if (clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_WIDTH, w) != CLPERM_SUCCESS) continue;
+            uint32_t w = widths[wi];
+            if (clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_WIDTH, (int)w) != CLPERM_SUCCESS) continue;
             for (int with_values = 0; with_values < 2; with_values++)
-                for (uint64_t seg = (uint64_t)w * w; seg <= (uint64_t)w * w * 4 && seg <= (uint64_t)w * 64; seg *= 2) {
-                    uint64_t max;
-                    cr_assert_eq(clperm_sort_segment_max(ctx, CLPERM_KEY_U32, with_values, &max), CLPERM_SUCCESS);
-                    if (seg > max) continue;
-                    for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+                for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+                    /* Tiles of m = w .. 4w columns; m = w*w and 2w*w for the Afshani-Sitchinava sort. */
+                    int as = algos[a] == CLPERM_TILE_SORT_AS;
+                    uint64_t max, first = (uint64_t)w * w * (as ? w : 1);
+                    cr_assert_eq(clperm_sort_segment_max(ctx, CLPERM_KEY_U32, with_values, algos[a], &max),
+                                 CLPERM_SUCCESS);
+                    for (uint64_t seg = first; seg <= max && seg <= first * (as ? 2 : 4); seg *= 2) {
                         clperm_conflict_report r;
                         clperm_status st =
                             clperm_sort_conflicts(ctx, CLPERM_KEY_U32, with_values, seg, algos[a], NULL, 2 * seg, &r);
-                        cr_assert_eq(st, CLPERM_SUCCESS, "%s: trace %s w=%d seg=%llu: %s", test_device_label(ctx),
+                        cr_assert_eq(st, CLPERM_SUCCESS, "%s: trace %s w=%u seg=%llu: %s", test_device_label(ctx),
                                      algo_names[algos[a]], w, (unsigned long long)seg, clperm_status_name(st));
-                        cr_assert_eq(r.shape.w, (uint32_t)w);
+                        cr_assert_eq(r.shape.w, w);
                         cr_assert_gt(r.accesses, 2 * seg, "trace recorded too little");
                         cr_log_info("%s w=%u m=%u values=%d: %llu accesses in %llu steps, %llu conflicts, %u-way",
                                     algo_names[algos[a]], r.shape.w, r.shape.m, with_values,
                                     (unsigned long long)r.accesses, (unsigned long long)r.steps,
                                     (unsigned long long)r.conflicts, r.max_ways);
-                        if (algos[a] == CLPERM_TILE_SORT_SHEAR)
-                            cr_assert_eq(r.conflicts, 0, "shear w=%d seg=%llu: %llu conflicts", w,
+                        if (algos[a] == CLPERM_TILE_SORT_SHEAR || as)
+                            cr_assert_eq(r.conflicts, 0, "%s w=%u seg=%llu: %llu conflicts", algo_names[algos[a]], w,
                                          (unsigned long long)seg, (unsigned long long)r.conflicts);
                         if (algos[a] == CLPERM_TILE_SORT_BITONIC)
-                            cr_assert_gt(r.conflicts, 0, "plain bitonic w=%d: no conflicts found", w);
+                            cr_assert_gt(r.conflicts, 0, "plain bitonic w=%u: no conflicts found", w);
                     }
                 }
         }
@@ -192,7 +195,7 @@ Test(tile_sort, bad_input_writes_nothing) {
     for (size_t dev = 0; dev < test_device_count(); dev++) {
         clperm_ctx *ctx = test_open(dev);
         uint64_t max;
-        cr_assert_eq(clperm_sort_segment_max(ctx, CLPERM_KEY_U32, 0, &max), CLPERM_SUCCESS);
+        cr_assert_eq(clperm_sort_segment_max(ctx, CLPERM_KEY_U32, 0, CLPERM_TILE_SORT_AUTO, &max), CLPERM_SUCCESS);
         const uint64_t n = 100;
         uint32_t keys[100], got[100];
         for (int i = 0; i < 100; i++) keys[i] = 100u - (uint32_t)i;
@@ -223,9 +226,16 @@ Test(tile_sort, bad_input_writes_nothing) {
         cr_assert_eq(test_read(ctx, dv, sizeof keys, got), 0);
         cr_assert(memcmp(got, keys, sizeof keys) == 0, "a failed call wrote the values");
         clperm_tile_shape shape;
-        cr_assert_eq(clperm_sort_tile_shape(ctx, CLPERM_KEY_U32, 0, max, &shape), CLPERM_SUCCESS);
+        cr_assert_eq(clperm_sort_tile_shape(ctx, CLPERM_KEY_U32, 0, max, 0, &shape), CLPERM_SUCCESS);
         cr_assert_geq((uint64_t)shape.w * shape.m, max);
-        cr_assert_eq(clperm_sort_tile_shape(ctx, CLPERM_KEY_U32, 0, 0, &shape), CLPERM_ERROR_INVALID_ARGUMENT);
+        cr_assert_eq(clperm_sort_tile_shape(ctx, CLPERM_KEY_U32, 0, 0, 0, &shape), CLPERM_ERROR_INVALID_ARGUMENT);
+        uint64_t as_max;
+        cr_assert_eq(clperm_sort_segment_max(ctx, CLPERM_KEY_U32, 0, CLPERM_TILE_SORT_AS, &as_max), CLPERM_SUCCESS);
+        cr_assert_eq(clperm_sort_segments(ctx, CLPERM_KEY_U32, dk, NULL, n, as_max * 2, CLPERM_TILE_SORT_AS, 0, NULL,
+                                          NULL),
+                     CLPERM_ERROR_INVALID_ARGUMENT);
+        cr_assert_eq(clperm_sort_tile_shape(ctx, CLPERM_KEY_U32, 0, as_max, CLPERM_TILE_SORT_AS, &shape), CLPERM_SUCCESS);
+        cr_assert_leq((uint64_t)shape.w * shape.w, shape.m, "Lemma 1 needs w <= sqrt(m)");
         clReleaseMemObject(dk), clReleaseMemObject(dv), clReleaseMemObject(small);
         clperm_ctx_free(ctx);
     }
