@@ -76,7 +76,8 @@ static void usage(FILE *f) {
           "                    Default: 2^10,2^14,2^18,2^22,2^24,2^24+1.\n"
           "  --full            sizes 2^10 .. 2^28, every second power of two, and 2^28 itself.\n"
           "  --ops LIST        only these operations: scan_exclusive, scan_inclusive, reduce_sum,\n"
-          "                    shuffle, sort_segments (copy and gather bounds always run).\n"
+          "                    shuffle, sort_segments, partition (copy and gather bounds always\n"
+          "                    run).\n"
           "  --reps N          timed runs per figure (default 7); --warmup N runs before (default 2).\n"
           "  --set NAME=VALUE  set a tunable on every device: scan_algorithm, sg_impl, sg_width,\n"
           "                    scan_wg_size, scan_items, disk_cache, shuffle_kernel,\n"
@@ -91,11 +92,12 @@ static void usage(FILE *f) {
           "Sort rows (op sort_segments) sort n random u32 keys in segments, in place, one tile per\n"
           "segment: Shearsort on the diagonal arrangement and the Afshani-Sitchinava sort (no bank\n"
           "conflicts; the latter for segments up to 512) and the bitonic network in local memory,\n"
-          "plain and padded. \"of copy\" compares bytes moved (8 per key)\n"
-          "with the device's copy.\n"
+          "plain and padded. Partition rows (op partition) order each segment stably by the low\n"
+          "8 bits of the key (a radix-sort step) with the same tiles. \"of copy\" compares bytes\n"
+          "moved (8 per key) with the device's copy.\n"
           "  --segments LIST   segment sizes of the sort rows (default 512,1024,2048).\n"
           "  --no-host         skip the host's single-thread reference rows.\n"
-          "  --no-verify       do not check each result against a host scan.\n"
+          "  --no-verify       do not check results against the host's (scan, shuffle, sort).\n"
           "  --json            one JSON object per line instead of the table.\n"
           "  --plot DIR        also draw PNG figures of throughput against size into DIR (gnuplot).\n"
           "  -h, --help        this text.\n",
@@ -346,37 +348,44 @@ static void host_rows(const bench_opts *o, bench_row *rows, size_t *nrows, doubl
 }
 
 static const struct {
+    const char *op;
     clperm_tile_sort algorithm;
+    unsigned bits;
     const char *name;
-} sort_cases[] = {{CLPERM_TILE_SORT_SHEAR, "shear"},
-                  {CLPERM_TILE_SORT_BITONIC, "bitonic"},
-                  {CLPERM_TILE_SORT_BITONIC_PADDED, "bitonic-padded"},
-                  {CLPERM_TILE_SORT_AS, "as"}};
+} sort_cases[] = {{"sort_segments", CLPERM_TILE_SORT_SHEAR, 0, "shear"},
+                  {"sort_segments", CLPERM_TILE_SORT_BITONIC, 0, "bitonic"},
+                  {"sort_segments", CLPERM_TILE_SORT_BITONIC_PADDED, 0, "bitonic-padded"},
+                  {"sort_segments", CLPERM_TILE_SORT_AS, 0, "as"},
+                  {"partition", CLPERM_TILE_SORT_SHEAR, 8, "shear-8bit"},
+                  {"partition", CLPERM_TILE_SORT_AS, 8, "as-8bit"}};
 
-/* Tile sort rows at size n for every segment size; returns the number that failed. */
+/* Tile sort and partition rows at size n for every segment size; returns the number that failed. */
 static int sort_rows(const bench_opts *o, bench_dev *d, uint64_t n, const bench_row *bounds, bench_row *rows,
                      size_t *nrows) {
     int failures = 0;
     char err[256] = "";
-    for (int s = 0; s < o->nsegments && op_selected(o, "sort_segments"); s++)
+    for (int s = 0; s < o->nsegments; s++)
         for (size_t c = 0; c < sizeof sort_cases / sizeof sort_cases[0]; c++) {
+            if (!op_selected(o, sort_cases[c].op)) continue;
             char variant[32];
             snprintf(variant, sizeof variant, "%s-%llu", sort_cases[c].name, (unsigned long long)o->segments[s]);
-            fprintf(stderr, ", sort %s", variant);
+            fprintf(stderr, ", %s %s", sort_cases[c].op, variant);
             fflush(stderr);
             uint64_t max = 0;
-            clperm_sort_segment_max(bench_dev_ctx(d), CLPERM_KEY_U32, 0, sort_cases[c].algorithm, &max);
+            clperm_sort_segment_max(bench_dev_ctx(d), CLPERM_KEY_U32, sort_cases[c].bits != 0, sort_cases[c].algorithm,
+                                    &max);
             if (o->segments[s] > max) {
                 fprintf(stderr, " (above its largest segment, %llu)", (unsigned long long)max);
                 continue;
             }
-            double t = bench_sort(d, sort_cases[c].algorithm, o->segments[s], n, &o->timing, o->verify, err, sizeof err);
+            double t = bench_sort(d, sort_cases[c].algorithm, o->segments[s], sort_cases[c].bits, n, &o->timing,
+                                  o->verify, err, sizeof err);
             if (t < 0) {
                 fprintf(stderr, " FAILED: %s\n  ", err);
                 failures++;
                 continue;
             }
-            bench_row *r = add_row(rows, nrows, bench_dev_profile(d), "sort_segments", variant, "u32", n, 4, t, 8);
+            bench_row *r = add_row(rows, nrows, bench_dev_profile(d), sort_cases[c].op, variant, "u32", n, 4, t, 8);
             if (!r) break;
             finish_row(o, r, bounds, 0);
         }

@@ -54,9 +54,10 @@ double bench_dart_throwing(bench_dev *d, uint64_t n, const bench_timing *t, int 
 double bench_sort_shuffle(bench_dev *d, uint64_t n, const bench_timing *t, int verify, uint64_t *extra_bytes,
                           char *err, size_t errcap);
 double bench_host_fisher_yates(uint64_t n, const bench_timing *t);
-/* Tile sort of n random u32 keys in segments, in place. */
-double bench_sort(bench_dev *d, clperm_tile_sort algorithm, uint64_t segment, uint64_t n, const bench_timing *t,
-                  int verify, char *err, size_t errcap);
+/* Tile sort of n random u32 keys in segments, in place; with bits > 0 the stable partition by the
+ * low `bits` bits. */
+double bench_sort(bench_dev *d, clperm_tile_sort algorithm, uint64_t segment, unsigned bits, uint64_t n,
+                  const bench_timing *t, int verify, char *err, size_t errcap);
 /* The host's single-thread exclusive scan of n u32. */
 double bench_host_scan(uint64_t n, const bench_timing *t);
 

@@ -563,18 +563,22 @@ double bench_host_fisher_yates(uint64_t n, const bench_timing *t) {
 typedef struct tile_sort_run {
     uint64_t n, segment;
     clperm_tile_sort algorithm;
+    unsigned bits;
 } tile_sort_run;
 
 static cl_int run_tile_sort(bench_dev *d, void *arg) {
     tile_sort_run *r = arg;
+    if (r->bits)
+        return clperm_partition_segments(d->ctx, CLPERM_KEY_U32, d->a, NULL, r->n, r->segment, 0, r->bits,
+                                         r->algorithm, 0, NULL, NULL);
     return clperm_sort_segments(d->ctx, CLPERM_KEY_U32, d->a, NULL, r->n, r->segment, r->algorithm, 0, NULL, NULL);
 }
 
 /* The networks are oblivious: sorting sorted segments again costs what the first sort did, so the
- * runs sort buffer a in place one after another. Up to 2^24 keys the result is checked against
- * the host's sort of the input. */
-double bench_sort(bench_dev *d, clperm_tile_sort algorithm, uint64_t segment, uint64_t n, const bench_timing *t,
-                  int verify, char *err, size_t errcap) {
+ * runs sort buffer a in place one after another (a partition, stable, is idempotent too). Up to
+ * 2^24 keys the result is checked against the host's sort or partition of the input. */
+double bench_sort(bench_dev *d, clperm_tile_sort algorithm, uint64_t segment, unsigned bits, uint64_t n,
+                  const bench_timing *t, int verify, char *err, size_t errcap) {
     cl_ulong nn = n, seed = 0x5eed0005;
     cl_int e = clSetKernelArg(d->fill_u32, 0, sizeof d->a, &d->a);
     if (e == CL_SUCCESS) e = clSetKernelArg(d->fill_u32, 1, sizeof nn, &nn);
@@ -592,19 +596,20 @@ double bench_sort(bench_dev *d, clperm_tile_sort algorithm, uint64_t segment, ui
         got = malloc((size_t)n * 4);
         if (!want || !got ||
             clEnqueueReadBuffer(d->queue, d->a, CL_TRUE, 0, (size_t)n * 4, want, 0, NULL, NULL) != CL_SUCCESS ||
-            clperm_sort_segments_host(CLPERM_KEY_U32, want, NULL, n, segment) != CLPERM_SUCCESS) {
+            (bits ? clperm_partition_segments_host(CLPERM_KEY_U32, want, NULL, n, segment, 0, bits)
+                  : clperm_sort_segments_host(CLPERM_KEY_U32, want, NULL, n, segment)) != CLPERM_SUCCESS) {
             snprintf(err, errcap, "could not prepare the check");
             free(want);
             free(got);
             return -1;
         }
     }
-    tile_sort_run r = {n, segment, algorithm};
+    tile_sort_run r = {n, segment, algorithm, bits};
     double s = timed(d, run_tile_sort, &r, t, err, errcap);
     if (s >= 0 && verify) {
         if (clEnqueueReadBuffer(d->queue, d->a, CL_TRUE, 0, (size_t)n * 4, got, 0, NULL, NULL) != CL_SUCCESS ||
             memcmp(want, got, (size_t)n * 4) != 0) {
-            snprintf(err, errcap, "differs from the host's sort");
+            snprintf(err, errcap, "differs from the host's %s", bits ? "partition" : "sort");
             s = -1;
         }
     }

@@ -16,6 +16,8 @@
  *   clperm_sort_tile_bitonic         Batcher's bitonic network in local memory, plain indexing.
  *   clperm_sort_tile_bitonic_padded  The same, one pad word after every W words.
  *
+ * The same kernels partition (CLPERM_TS_DIGIT_BITS): a stable sort by a label of a few bits.
+ *
  * Required: CLPERM_TS_W and CLPERM_TS_M (powers of two; the shear sort needs M >= W),
  * CLPERM_TS_KEY_KIND (1 u32, 2 i32, 3 f32, 4 u64), and the networks CLPERM_TS_NET_M and
  * CLPERM_TS_NET_W (see ts_sort_row). CLPERM_TS_VALUES 1 carries a u32 value per key
@@ -47,6 +49,12 @@
 #ifndef CLPERM_TS_TRACE
 #define CLPERM_TS_TRACE 0
 #endif
+/* Partition instead of sort: CLPERM_TS_DIGIT_BITS (1..8) > 0 orders the tile stably by the label
+ * (ordered key >> CLPERM_TS_DIGIT_SHIFT) & (2^bits - 1). */
+#ifndef CLPERM_TS_DIGIT_BITS
+#define CLPERM_TS_DIGIT_BITS 0
+#endif
+#define TS_POSITIONS (CLPERM_TS_VALUES || CLPERM_TS_DIGIT_BITS)
 
 #define TS_W CLPERM_TS_W
 #define TS_M CLPERM_TS_M
@@ -115,10 +123,15 @@ inline ts_key ts_from_ordered(ts_key k) {
         (arr)[(a) * TS_G + ts_g] = (v);                                                            \
     } while (0)
 
-/* Keys and positions of the tile. Positions (kept only with values) order equal keys and mark the
- * padding, which sorts last. */
-#if CLPERM_TS_VALUES
+/* Keys and positions of the tile. Positions (kept with values and in partitions) order equal keys
+ * and mark the padding, which sorts last. */
+#if TS_POSITIONS
+#if CLPERM_TS_DIGIT_BITS
+#define TS_DIGIT(k) (((k) >> CLPERM_TS_DIGIT_SHIFT) & ((1u << CLPERM_TS_DIGIT_BITS) - 1u))
+#define TS_GT(ka, pa, kb, pb) (TS_DIGIT(ka) > TS_DIGIT(kb) || (TS_DIGIT(ka) == TS_DIGIT(kb) && (pa) > (pb)))
+#else
 #define TS_GT(ka, pa, kb, pb) ((ka) > (kb) || ((ka) == (kb) && (pa) > (pb)))
+#endif
 #define TS_LOCAL_DECL                                                                              \
     __local ts_key lk[TS_PADDED_T * TS_G];                                                         \
     __local uint lp[TS_PADDED_T * TS_G]

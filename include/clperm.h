@@ -233,8 +233,9 @@ typedef enum clperm_param {
     /* Domain indices per work-item per tile: 0 auto, else 1..65536 (the work-group kernels use
      * at most 32; the serial kernels take that many per tile).                              */
     CLPERM_PARAM_SHUFFLE_ITEMS = 11,
-    /* Tile sorts: processors and banks of the tile (the model's w), a power of two 1..64;
-     * 0 auto: the device's local-memory banks. Smaller segments use smaller tiles.          */
+    /* Tile sorts: the widest tile (the model's w: banks and work-items), a power of two
+     * 1..64; 0 auto: up to the device's local-memory banks, shaped by the device's table
+     * (NVIDIA: m >= 4w). Set: the widest w up to the value with w <= m.                     */
     CLPERM_PARAM_SORT_WIDTH = 12,
     /* Tile sorts: tiles per work-group, a power of two 1..64; 0 auto: enough tiles of w
      * work-items to fill 32 lanes.                                                          */
@@ -450,8 +451,8 @@ typedef struct clperm_tile_shape {
 CLPERM_API clperm_status clperm_sort_segment_max(clperm_ctx *ctx, clperm_key_type type, int with_values,
                                                  clperm_tile_sort algorithm, uint64_t *out);
 
-/* The tile `algorithm` uses for segments of `segment` keys (1 <= segment <= the maximum): the
- * widest w (up to CLPERM_PARAM_SORT_WIDTH) with w <= m (w * w <= m for CLPERM_TILE_SORT_AS). */
+/* The tile `algorithm` uses for segments of `segment` keys (1 <= segment <= the maximum): w <= m,
+ * w * w <= m for CLPERM_TILE_SORT_AS (see CLPERM_PARAM_SORT_WIDTH). */
 CLPERM_API clperm_status clperm_sort_tile_shape(clperm_ctx *ctx, clperm_key_type type, int with_values,
                                                 uint64_t segment, clperm_tile_sort algorithm,
                                                 clperm_tile_shape *out);
@@ -468,6 +469,24 @@ CLPERM_API clperm_status clperm_sort_segments(clperm_ctx *ctx, clperm_key_type t
  * out the same whatever the algorithm; with values too, since the sort is stable. */
 CLPERM_API clperm_status clperm_sort_segments_host(clperm_key_type type, void *keys, uint32_t *values,
                                                    uint64_t n, uint64_t segment);
+
+/* Stable partition of each segment by a label of `bits` bits (1..8): the bits [shift, shift +
+ * bits) of the key's order-preserving unsigned form (the key itself for u32 and u64, the sign bit
+ * flipped for i32, totalOrder bits for f32). Keys of label 0 come first, then label 1, ..., each
+ * label's keys in input order, values moved with their keys: the step of an LSD radix sort. Runs
+ * the tile sort `algorithm` on (label, position). Errors as clperm_sort_segments, and
+ * shift + bits beyond the key's width. */
+CLPERM_API clperm_status clperm_partition_segments(clperm_ctx *ctx, clperm_key_type type, cl_mem keys,
+                                                   cl_mem values, uint64_t n, uint64_t segment,
+                                                   unsigned shift, unsigned bits,
+                                                   clperm_tile_sort algorithm, cl_uint num_events,
+                                                   const cl_event *events, cl_event *event);
+
+/* The same on the host. */
+CLPERM_API clperm_status clperm_partition_segments_host(clperm_key_type type, void *keys,
+                                                        uint32_t *values, uint64_t n,
+                                                        uint64_t segment, unsigned shift,
+                                                        unsigned bits);
 
 /* Bank conflicts of a tile sort, measured: the kernel built with every local-memory access
  * recorded, run on `n` keys from the host (NULL: zeros; the algorithms are data-oblivious), and

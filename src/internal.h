@@ -143,6 +143,7 @@ typedef struct clperm__tuning {
     int shuffle_wg_size;     /* work-group kernels: work-items per work-group */
     int shuffle_items;       /* work-group kernels: domain indices per work-item (<= 32) */
     int shuffle_serial_items; /* serial kernels: domain indices per tile */
+    int sort_aspect;         /* tile sorts: columns per row at least this many times the width */
 } clperm__tuning;
 const clperm__tuning *clperm__tuning_for(const clperm_profile *p);
 /* The subgroup size the runtime reports for `kernel` at work-group size wg (khr devices); 0 when

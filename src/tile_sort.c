@@ -42,12 +42,16 @@ static uint32_t width_cap(const clperm_ctx *ctx) {
     return w;
 }
 
-/* The tile width for t keys (a power of two): the widest w <= cap with w <= m = t / w, or with
- * w * w <= m for the Afshani-Sitchinava sort. */
-static uint32_t tile_width(uint64_t t, uint32_t cap, clperm_tile_sort algorithm) {
-    uint32_t w = 1;
+/* The tile width for t keys (a power of two): the widest w <= cap with w * aspect <= m = t / w
+ * (w * w <= m for the Afshani-Sitchinava sort), widened while m exceeds mmax. Chosen by the
+ * device's tuning unless CLPERM_PARAM_SORT_WIDTH forces the width, then the aspect is 1: as wide
+ * as the segment allows. */
+static uint32_t tile_width(const clperm_ctx *ctx, uint64_t t, uint32_t mmax, clperm_tile_sort algorithm) {
+    uint32_t cap = width_cap(ctx), w = 1;
     int as = algorithm == CLPERM_TILE_SORT_AS;
-    while (w * 2 <= cap && (uint64_t)w * 2 * w * 2 * (as ? w * 2 : 1) <= t) w *= 2;
+    uint64_t aspect = ctx->params[CLPERM_PARAM_SORT_WIDTH] ? 1 : (uint64_t)clperm__tuning_for(&ctx->profile)->sort_aspect;
+    while (w * 2 <= cap && (uint64_t)w * 2 * w * 2 * (as ? w * 2 : aspect) <= t) w *= 2;
+    while (!as && w * 2 <= cap && t / w > mmax) w *= 2;
     return w;
 }
 
@@ -56,16 +60,21 @@ static uint64_t segment_max(const clperm_ctx *ctx, clperm_key_type type, int wit
     uint32_t cap = width_cap(ctx), mmax = m_max(type, with_values);
     uint64_t best = 1;
     for (uint64_t t = 1; t <= (uint64_t)cap * mmax; t *= 2) {
-        uint32_t w = tile_width(t, cap, algorithm);
+        uint32_t w = tile_width(ctx, t, mmax, algorithm);
         if (t / w <= mmax && tile_local_bytes(type, with_values, w, (uint32_t)(t / w)) <= ctx->profile.local_mem_bytes)
             best = t;
     }
     return best;
 }
 
+/* with_values: 1 when the tile keeps positions (values, or a partition of digit_bits > 0). */
 static clperm_status plan_sort(const clperm_ctx *ctx, clperm_key_type type, int with_values, uint64_t segment,
-                               clperm_tile_sort algorithm, int trace, sort_plan *p) {
+                               clperm_tile_sort algorithm, int trace, unsigned digit_shift, unsigned digit_bits,
+                               sort_plan *p) {
     CLPERM_RETURN_IF(clperm_key_size(type) == 0, CLPERM_ERROR_INVALID_TYPE);
+    CLPERM_RETURN_IF(digit_bits > 8 || digit_shift + digit_bits > 8 * clperm_key_size(type),
+                     CLPERM_ERROR_INVALID_ARGUMENT);
+    int positions = with_values || digit_bits;
     switch (algorithm) {
     case CLPERM_TILE_SORT_AUTO:
     case CLPERM_TILE_SORT_SHEAR: p->kernel = "clperm_sort_tile_shear"; break;
@@ -74,15 +83,15 @@ static clperm_status plan_sort(const clperm_ctx *ctx, clperm_key_type type, int 
     case CLPERM_TILE_SORT_AS: p->kernel = "clperm_sort_tile_as"; break;
     default: return CLPERM_ERROR_INVALID_ARGUMENT;
     }
-    CLPERM_RETURN_IF(segment == 0 || segment > segment_max(ctx, type, with_values, algorithm),
+    CLPERM_RETURN_IF(segment == 0 || segment > segment_max(ctx, type, positions, algorithm),
                      CLPERM_ERROR_INVALID_ARGUMENT);
     uint64_t t = 1;
     while (t < segment) t *= 2;
-    uint32_t w = tile_width(t, width_cap(ctx), algorithm);
+    uint32_t w = tile_width(ctx, t, m_max(type, positions), algorithm);
     clperm_tile_shape *s = &p->shape;
     s->w = w;
     s->m = (uint32_t)(t / w);
-    s->local_bytes = tile_local_bytes(type, with_values, s->w, s->m);
+    s->local_bytes = tile_local_bytes(type, positions, s->w, s->m);
     s->tiles_per_cu = (uint32_t)(ctx->profile.local_mem_bytes / s->local_bytes);
     uint32_t g = (uint32_t)ctx->params[CLPERM_PARAM_SORT_TILES];
     if (!g) g = s->w < 32 ? 32 / s->w : 1;
@@ -90,8 +99,8 @@ static clperm_status plan_sort(const clperm_ctx *ctx, clperm_key_type type, int 
     s->tiles_per_group = g;
     snprintf(p->options, sizeof p->options,
              "-DCLPERM_TS_W=%u -DCLPERM_TS_M=%u -DCLPERM_TS_TILES=%u -DCLPERM_TS_KEY_KIND=%d -DCLPERM_TS_VALUES=%d "
-             "-DCLPERM_TS_TRACE=%d",
-             s->w, s->m, s->tiles_per_group, (int)type, with_values != 0, trace);
+             "-DCLPERM_TS_TRACE=%d -DCLPERM_TS_DIGIT_BITS=%u -DCLPERM_TS_DIGIT_SHIFT=%u",
+             s->w, s->m, s->tiles_per_group, (int)type, with_values != 0, trace, digit_bits, digit_shift);
     p->networks[0] = 0;
     append_network(p->networks, sizeof p->networks, "CLPERM_TS_NET_M", s->m);
     append_network(p->networks, sizeof p->networks, "CLPERM_TS_NET_W", s->w);
@@ -150,17 +159,18 @@ clperm_status clperm_sort_tile_shape(clperm_ctx *ctx, clperm_key_type type, int 
     CLPERM_RETURN_IF(!out, CLPERM_ERROR_INVALID_ARGUMENT);
     CLPERM_TRY(clperm__ctx_enter(ctx));
     sort_plan p;
-    clperm_status st = plan_sort(ctx, type, with_values, segment, algorithm, 0, &p);
+    clperm_status st = plan_sort(ctx, type, with_values, segment, algorithm, 0, 0, 0, &p);
     if (st == CLPERM_SUCCESS) *out = p.shape;
     clperm__ctx_leave(ctx);
     return st;
 }
 
 static clperm_status sort_checked(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values, uint64_t n,
-                                  uint64_t segment, clperm_tile_sort algorithm, cl_uint num_events,
-                                  const cl_event *events, cl_event *event) {
+                                  uint64_t segment, clperm_tile_sort algorithm, unsigned shift, unsigned bits,
+                                  cl_uint num_events, const cl_event *events, cl_event *event) {
     sort_plan p;
-    CLPERM_TRY(plan_sort(ctx, type, values != NULL, segment, algorithm, 0, &p));
+    CLPERM_RETURN_IF(bits == 0 && shift != 0, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_TRY(plan_sort(ctx, type, values != NULL, segment, algorithm, 0, shift, bits, &p));
     CLPERM_TRY(clperm__check_events(num_events, events));
     CLPERM_TRY(clperm__check_buffer(ctx, keys, n, clperm_key_size(type), 1));
     if (values) {
@@ -176,7 +186,18 @@ clperm_status clperm_sort_segments(clperm_ctx *ctx, clperm_key_type type, cl_mem
                                    uint64_t segment, clperm_tile_sort algorithm, cl_uint num_events,
                                    const cl_event *events, cl_event *event) {
     CLPERM_TRY(clperm__ctx_enter(ctx));
-    clperm_status st = sort_checked(ctx, type, keys, values, n, segment, algorithm, num_events, events, event);
+    clperm_status st = sort_checked(ctx, type, keys, values, n, segment, algorithm, 0, 0, num_events, events, event);
+    clperm__ctx_leave(ctx);
+    return st;
+}
+
+clperm_status clperm_partition_segments(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values, uint64_t n,
+                                        uint64_t segment, unsigned shift, unsigned bits, clperm_tile_sort algorithm,
+                                        cl_uint num_events, const cl_event *events, cl_event *event) {
+    CLPERM_RETURN_IF(bits == 0, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    clperm_status st =
+        sort_checked(ctx, type, keys, values, n, segment, algorithm, shift, bits, num_events, events, event);
     clperm__ctx_leave(ctx);
     return st;
 }
@@ -221,7 +242,7 @@ static clperm_status conflicts_checked(clperm_ctx *ctx, clperm_key_type type, in
                                        clperm_tile_sort algorithm, const void *keys, uint64_t n,
                                        clperm_conflict_report *out) {
     sort_plan p;
-    CLPERM_TRY(plan_sort(ctx, type, with_values, segment, algorithm, 1, &p));
+    CLPERM_TRY(plan_sort(ctx, type, with_values, segment, algorithm, 1, 0, 0, &p));
     CLPERM_RETURN_IF(n == 0, CLPERM_ERROR_INVALID_ARGUMENT);
     size_t ks = clperm_key_size(type);
     uint64_t g = p.shape.tiles_per_group, tiles = ((n + segment - 1) / segment + g - 1) / g * g;

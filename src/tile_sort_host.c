@@ -1,4 +1,5 @@
-/* Host reference of the tile sorts: each segment sorted by (ordered key, input position). */
+/* Host reference of the tile sorts and partitions: each segment ordered by (ordered key or its
+ * label, input position). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +15,7 @@ size_t clperm_key_size(clperm_key_type type) {
     }
 }
 
-/* Key bits to an unsigned order and back, as the kernels do (cl/tile_sort.cl). */
+/* Key bits to an unsigned order, as the kernels do (cl/tile_sort.cl). */
 static uint64_t key_to_ordered(clperm_key_type type, uint64_t k) {
     switch (type) {
     case CLPERM_KEY_I32: return k ^ 0x80000000u;
@@ -23,13 +24,6 @@ static uint64_t key_to_ordered(clperm_key_type type, uint64_t k) {
     }
 }
 
-static uint64_t key_from_ordered(clperm_key_type type, uint64_t o) {
-    switch (type) {
-    case CLPERM_KEY_I32: return o ^ 0x80000000u;
-    case CLPERM_KEY_F32: return (o & 0x80000000u) ? (o & 0x7FFFFFFFu) : (~o & 0xFFFFFFFFu);
-    default: return o;
-    }
-}
 
 typedef struct ordered_item {
     uint64_t key;
@@ -42,41 +36,57 @@ static int item_cmp(const void *a, const void *b) {
     return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-clperm_status clperm_sort_segments_host(clperm_key_type type, void *keys, uint32_t *values, uint64_t n,
-                                        uint64_t segment) {
+/* Orders each segment by (label, input position): the ordered key itself when bits is 0, else its
+ * bits [shift, shift + bits). */
+static clperm_status order_segments(clperm_key_type type, void *keys, uint32_t *values, uint64_t n,
+                                    uint64_t segment, unsigned shift, unsigned bits) {
     size_t ks = clperm_key_size(type);
     CLPERM_RETURN_IF(ks == 0, CLPERM_ERROR_INVALID_TYPE);
     CLPERM_RETURN_IF(segment == 0 || (n && !keys) || (void *)values == keys, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_RETURN_IF(bits > 8 || shift + bits > 8 * ks || (!bits && shift), CLPERM_ERROR_INVALID_ARGUMENT);
     if (n == 0) return CLPERM_SUCCESS;
     uint64_t len_max = segment < n ? segment : n;
     CLPERM_RETURN_IF(len_max > SIZE_MAX / sizeof(ordered_item), CLPERM_ERROR_OUT_OF_HOST_MEMORY);
     ordered_item *items = malloc((size_t)len_max * sizeof *items);
+    unsigned char *old = malloc((size_t)len_max * ks);
     uint32_t *vals = values ? malloc((size_t)len_max * sizeof *vals) : NULL;
-    if (!items || (values && !vals)) {
+    if (!items || !old || (values && !vals)) {
         free(items);
+        free(old);
         free(vals);
         return CLPERM_ERROR_OUT_OF_HOST_MEMORY;
     }
     unsigned char *kb = keys;
     for (uint64_t base = 0; base < n; base += segment) {
         uint64_t len = n - base < segment ? n - base : segment;
+        memcpy(old, kb + base * ks, (size_t)len * ks);
         for (uint64_t i = 0; i < len; i++) {
             uint64_t k = 0;
-            memcpy(&k, kb + (base + i) * ks, ks); /* little-endian hosts */
-            items[i].key = key_to_ordered(type, k);
+            memcpy(&k, old + i * ks, ks); /* little-endian hosts */
+            k = key_to_ordered(type, k);
+            items[i].key = bits ? (k >> shift) & ((1u << bits) - 1) : k;
             items[i].pos = i;
         }
         qsort(items, (size_t)len, sizeof *items, item_cmp);
-        for (uint64_t i = 0; i < len; i++) {
-            uint64_t k = key_from_ordered(type, items[i].key);
-            memcpy(kb + (base + i) * ks, &k, ks);
-        }
+        for (uint64_t i = 0; i < len; i++) memcpy(kb + (base + i) * ks, old + items[i].pos * ks, ks);
         if (values) {
             for (uint64_t i = 0; i < len; i++) vals[i] = values[base + items[i].pos];
             memcpy(values + base, vals, (size_t)len * sizeof *vals);
         }
     }
     free(items);
+    free(old);
     free(vals);
     return CLPERM_SUCCESS;
+}
+
+clperm_status clperm_sort_segments_host(clperm_key_type type, void *keys, uint32_t *values, uint64_t n,
+                                        uint64_t segment) {
+    return order_segments(type, keys, values, n, segment, 0, 0);
+}
+
+clperm_status clperm_partition_segments_host(clperm_key_type type, void *keys, uint32_t *values, uint64_t n,
+                                             uint64_t segment, unsigned shift, unsigned bits) {
+    CLPERM_RETURN_IF(bits == 0, CLPERM_ERROR_INVALID_ARGUMENT);
+    return order_segments(type, keys, values, n, segment, shift, bits);
 }

@@ -191,6 +191,82 @@ Test(tile_sort, conflicts_measured) {
     }
 }
 
+/* Partitions by labels of 1, 4 and 8 bits at low, middle and top positions, against the host;
+ * the host's own output has non-decreasing labels and keeps input order within a label. */
+static void check_partition(clperm_ctx *ctx, clperm_key_type type, int with_values, clperm_tile_sort algo,
+                            uint64_t segment, uint64_t n, unsigned shift, unsigned bits, uint64_t seed) {
+    size_t ks = clperm_key_size(type), kb = (size_t)n * ks, vb = (size_t)n * 4;
+    void *keys = malloc(kb + 8), *want = malloc(kb + 8), *got = malloc(kb + 8);
+    uint32_t *vals = malloc(vb + 4), *wantv = malloc(vb + 4), *gotv = malloc(vb + 4);
+    cr_assert(keys && want && got && vals && wantv && gotv);
+    fill_keys(keys, type, n, RANDOM, seed);
+    for (uint64_t i = 0; i < n; i++) vals[i] = (uint32_t)i;
+    memcpy(want, keys, kb);
+    memcpy(wantv, vals, vb);
+    cr_assert_eq(clperm_partition_segments_host(type, want, wantv, n, segment, shift, bits), CLPERM_SUCCESS);
+    for (uint64_t i = 1; i < n; i++) {
+        if (i % segment == 0) continue;
+        uint64_t a = test_item(want, i - 1, ks), b = test_item(want, i, ks);
+        if (type == CLPERM_KEY_I32) a ^= 0x80000000u, b ^= 0x80000000u;
+        a = (a >> shift) & ((1u << bits) - 1), b = (b >> shift) & ((1u << bits) - 1);
+        cr_assert(a < b || (a == b && wantv[i - 1] < wantv[i]), "host partition out of order at %llu",
+                  (unsigned long long)i);
+    }
+    cl_mem dk = device_copy(ctx, keys, kb), dv = with_values ? device_copy(ctx, vals, vb) : NULL;
+    clperm_status st = clperm_partition_segments(ctx, type, dk, dv, n, segment, shift, bits, algo, 0, NULL, NULL);
+    cr_assert_eq(st, CLPERM_SUCCESS, "%s: partition %s %s seg=%llu shift=%u bits=%u: %s", test_device_label(ctx),
+                 algo_names[algo], type_names[type], (unsigned long long)segment, shift, bits, clperm_status_name(st));
+    cr_assert_eq(test_read(ctx, dk, kb, got), 0);
+    uint64_t d = test_first_diff(want, got, n, ks);
+    cr_assert_eq(d, n, "%s: partition %s %s values=%d seg=%llu n=%llu shift=%u bits=%u: key %llu differs",
+                 test_device_label(ctx), algo_names[algo], type_names[type], with_values, (unsigned long long)segment,
+                 (unsigned long long)n, shift, bits, (unsigned long long)d);
+    if (with_values) {
+        cr_assert_eq(test_read(ctx, dv, vb, gotv), 0);
+        cr_assert_eq(test_first_diff(wantv, gotv, n, 4), n, "partition values differ");
+        clReleaseMemObject(dv);
+    }
+    clReleaseMemObject(dk);
+    free(keys), free(want), free(got), free(vals), free(wantv), free(gotv);
+}
+
+Test(tile_sort, partition_equals_host) {
+    uint64_t seed = test_seed();
+    static const clperm_key_type ptypes[] = {CLPERM_KEY_U32, CLPERM_KEY_I32, CLPERM_KEY_U64};
+    static const unsigned bits[] = {1, 4, 8};
+#ifdef CLPERM_TEST_SMALL
+    static const uint64_t psegs[] = {5, 64};
+#else
+    static const uint64_t psegs[] = {1, 5, 33, 256, 1000};
+#endif
+    for (size_t dev = 0; dev < test_device_count(); dev++) {
+        clperm_ctx *ctx = test_open(dev);
+        for (size_t t = 0; t < sizeof ptypes / sizeof ptypes[0]; t++)
+            for (size_t b = 0; b < sizeof bits / sizeof bits[0]; b++)
+                for (size_t s = 0; s < sizeof psegs / sizeof psegs[0]; s++) {
+                    unsigned width = 8 * (unsigned)clperm_key_size(ptypes[t]);
+                    unsigned shift = (unsigned)(s % 3 == 0 ? 0 : s % 3 == 1 ? width / 2 : width - bits[b]);
+                    int with_values = (int)((s + b) & 1);
+                    clperm_tile_sort algo = algos[(s + t) % (sizeof algos / sizeof algos[0])];
+                    uint64_t max;
+                    cr_assert_eq(clperm_sort_segment_max(ctx, ptypes[t], 1, algo, &max), CLPERM_SUCCESS);
+                    uint64_t seg = psegs[s] < max ? psegs[s] : max;
+                    check_partition(ctx, ptypes[t], with_values, algo, seg, 2 * seg + seg / 3 + 1, shift, bits[b],
+                                    seed + s);
+                }
+        /* Bad labels. */
+        cl_mem dk = device_copy(ctx, NULL, 64);
+        cr_assert_eq(clperm_partition_segments(ctx, CLPERM_KEY_U32, dk, NULL, 16, 16, 0, 0, 0, 0, NULL, NULL),
+                     CLPERM_ERROR_INVALID_ARGUMENT);
+        cr_assert_eq(clperm_partition_segments(ctx, CLPERM_KEY_U32, dk, NULL, 16, 16, 0, 9, 0, 0, NULL, NULL),
+                     CLPERM_ERROR_INVALID_ARGUMENT);
+        cr_assert_eq(clperm_partition_segments(ctx, CLPERM_KEY_U32, dk, NULL, 16, 16, 28, 5, 0, 0, NULL, NULL),
+                     CLPERM_ERROR_INVALID_ARGUMENT);
+        clReleaseMemObject(dk);
+        clperm_ctx_free(ctx);
+    }
+}
+
 Test(tile_sort, bad_input_writes_nothing) {
     for (size_t dev = 0; dev < test_device_count(); dev++) {
         clperm_ctx *ctx = test_open(dev);
