@@ -430,7 +430,8 @@ typedef enum clperm_key_type {
 CLPERM_API size_t clperm_key_size(clperm_key_type type);
 
 typedef enum clperm_tile_sort {
-    CLPERM_TILE_SORT_AUTO = 0,           /* the fastest for the device (today: SHEAR)          */
+    CLPERM_TILE_SORT_AUTO = 0,           /* the fastest for the device: SHEAR on GPUs, BITONIC
+                                            on CPUs (no banks there)                            */
     CLPERM_TILE_SORT_SHEAR = 1,          /* Shearsort on the diagonal arrangement: no conflicts */
     CLPERM_TILE_SORT_BITONIC = 2,        /* bitonic network in local memory, plain indexing     */
     CLPERM_TILE_SORT_BITONIC_PADDED = 3, /* the same with one pad word after every w words      */
@@ -443,7 +444,8 @@ typedef struct clperm_tile_shape {
     uint32_t m;              /* columns: keys per work-item                                     */
     uint32_t tiles_per_group; /* tiles per work-group (w * tiles_per_group work-items)          */
     uint64_t local_bytes;    /* local memory per tile                                           */
-    uint32_t tiles_per_cu;   /* tiles resident per compute unit by local memory alone           */
+    uint32_t tiles_per_cu;   /* tiles that fit the local memory the device reports
+                                (CL_DEVICE_LOCAL_MEM_SIZE; GPUs may hold several times that)    */
 } clperm_tile_shape;
 
 /* The largest segment `algorithm` sorts in one tile on the device, for `type` with or without

@@ -144,6 +144,7 @@ typedef struct clperm__tuning {
     int shuffle_items;       /* work-group kernels: domain indices per work-item (<= 32) */
     int shuffle_serial_items; /* serial kernels: domain indices per tile */
     int sort_aspect;         /* tile sorts: columns per row at least this many times the width */
+    int sort_auto;           /* tile sorts: the clperm_tile_sort CLPERM_TILE_SORT_AUTO runs */
 } clperm__tuning;
 const clperm__tuning *clperm__tuning_for(const clperm_profile *p);
 /* The subgroup size the runtime reports for `kernel` at work-group size wg (khr devices); 0 when

@@ -75,8 +75,8 @@ static clperm_status plan_sort(const clperm_ctx *ctx, clperm_key_type type, int 
     CLPERM_RETURN_IF(digit_bits > 8 || digit_shift + digit_bits > 8 * clperm_key_size(type),
                      CLPERM_ERROR_INVALID_ARGUMENT);
     int positions = with_values || digit_bits;
+    if (algorithm == CLPERM_TILE_SORT_AUTO) algorithm = (clperm_tile_sort)clperm__tuning_for(&ctx->profile)->sort_auto;
     switch (algorithm) {
-    case CLPERM_TILE_SORT_AUTO:
     case CLPERM_TILE_SORT_SHEAR: p->kernel = "clperm_sort_tile_shear"; break;
     case CLPERM_TILE_SORT_BITONIC: p->kernel = "clperm_sort_tile_bitonic"; break;
     case CLPERM_TILE_SORT_BITONIC_PADDED: p->kernel = "clperm_sort_tile_bitonic_padded"; break;

@@ -175,10 +175,12 @@ Test(tile_sort, conflicts_measured) {
                                      algo_names[algos[a]], w, (unsigned long long)seg, clperm_status_name(st));
                         cr_assert_eq(r.shape.w, w);
                         cr_assert_gt(r.accesses, 2 * seg, "trace recorded too little");
-                        cr_log_info("%s w=%u m=%u values=%d: %llu accesses in %llu steps, %llu conflicts, %u-way",
+                        cr_log_info("%s w=%u m=%u values=%d, per tile (%llu traced): %llu accesses in %llu steps, "
+                                    "%llu conflicts, at most %u-way",
                                     algo_names[algos[a]], r.shape.w, r.shape.m, with_values,
-                                    (unsigned long long)r.accesses, (unsigned long long)r.steps,
-                                    (unsigned long long)r.conflicts, r.max_ways);
+                                    (unsigned long long)r.tiles, (unsigned long long)(r.accesses / r.tiles),
+                                    (unsigned long long)(r.steps / r.tiles), (unsigned long long)(r.conflicts / r.tiles),
+                                    r.max_ways);
                         if (algos[a] == CLPERM_TILE_SORT_SHEAR || as)
                             cr_assert_eq(r.conflicts, 0, "%s w=%u seg=%llu: %llu conflicts", algo_names[algos[a]], w,
                                          (unsigned long long)seg, (unsigned long long)r.conflicts);
