@@ -55,6 +55,14 @@
 #define CLPERM_TS_DIGIT_BITS 0
 #endif
 #define TS_POSITIONS (CLPERM_TS_VALUES || CLPERM_TS_DIGIT_BITS)
+/* Loops over a work-item's registers unroll in full so that every index is static. NVIDIA's
+ * compiler needs the hint; elsewhere it is left out (Oclgrind misreads the unrolled column loops
+ * as moving uninitialised values). */
+#if defined(CLPERM_NVIDIA) && CLPERM_NVIDIA
+#define TS_UNROLL _Pragma("unroll")
+#else
+#define TS_UNROLL
+#endif
 
 #define TS_W CLPERM_TS_W
 #define TS_M CLPERM_TS_M
@@ -203,13 +211,13 @@ inline void ts_sort_col(ts_key *k, uint *p) { CLPERM_TS_NET_W }
     do {                                                                                           \
         ts_key ks[TS_M];                                                                           \
         uint vs[TS_M];                                                                             \
-        _Pragma("unroll") for (uint q = 0; q < TS_M; q++) {                                        \
+        TS_UNROLL for (uint q = 0; q < TS_M; q++) {                                        \
             uint e = q * TS_W + lid, p;                                                            \
             TS_LD_ITEM(ADDR(e), ks[q], p);                                                         \
             vs[q] = e < len ? values[base + p] : 0u;                                               \
         }                                                                                          \
         barrier(CLK_GLOBAL_MEM_FENCE);                                                             \
-        _Pragma("unroll") for (uint q = 0; q < TS_M; q++) {                                        \
+        TS_UNROLL for (uint q = 0; q < TS_M; q++) {                                        \
             uint e = q * TS_W + lid;                                                               \
             if (e < len) {                                                                         \
                 keys[base + e] = ts_from_ordered(ks[q]);                                           \
@@ -235,9 +243,9 @@ inline void ts_sort_col(ts_key *k, uint *p) { CLPERM_TS_NET_W }
 
 /* Row lid into registers, sorted, back in place (reversed when desc). */
 #define TS_SHEAR_ROWS(desc)                                                                        \
-    _Pragma("unroll") for (uint c = 0; c < TS_M; c++) TS_LD_ITEM(TS_DIAG(lid, c), k[c], p[c]);     \
+    TS_UNROLL for (uint c = 0; c < TS_M; c++) TS_LD_ITEM(TS_DIAG(lid, c), k[c], p[c]);     \
     ts_sort_row(k, p);                                                                             \
-    _Pragma("unroll") for (uint c = 0; c < TS_M; c++) {                                            \
+    TS_UNROLL for (uint c = 0; c < TS_M; c++) {                                            \
         int ts_d = (desc);                                                                         \
         TS_ST_ITEM(TS_DIAG(lid, c), ts_d ? k[TS_M - 1 - c] : k[c], ts_d ? p[TS_M - 1 - c] : p[c]); \
     }                                                                                              \
@@ -256,11 +264,9 @@ clperm_sort_tile_shear(__global ts_key *keys, __global uint *values, ulong n, ul
         TS_SHEAR_ROWS(lid & 1); /* alternating order */
         /* Columns lid, lid + W, ...: ascending from row 0 down. */
         for (uint c = lid; c < TS_M; c += TS_W) {
-#pragma unroll
-            for (uint r = 0; r < TS_W; r++) TS_LD_ITEM(TS_DIAG(r, c), k[r], p[r]);
+            TS_UNROLL for (uint r = 0; r < TS_W; r++) TS_LD_ITEM(TS_DIAG(r, c), k[r], p[r]);
             ts_sort_col(k, p);
-#pragma unroll
-            for (uint r = 0; r < TS_W; r++) TS_ST_ITEM(TS_DIAG(r, c), k[r], p[r]);
+            TS_UNROLL for (uint r = 0; r < TS_W; r++) TS_ST_ITEM(TS_DIAG(r, c), k[r], p[r]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -302,15 +308,13 @@ clperm_sort_tile_as(__global ts_key *keys, __global uint *values, ulong n, ulong
     for (uint pass = 0; pass < 5; pass++) {
         uint from = pass == 0 ? 0u : 2u - (pass & 1);
         int desc = (pass == 0 || pass == 2) && (lid & 1);
-#pragma unroll
-        for (uint c = 0; c < TS_M; c++) {
+        TS_UNROLL for (uint c = 0; c < TS_M; c++) {
             uint a = from == 0 ? TS_AS(lid, c) : from == 1 ? TS_AS_FROM_ROWS(lid, c) : TS_AS_FROM_COLS(lid, c);
             TS_LD_ITEM(a, k[c], p[c]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         ts_sort_row(k, p);
-#pragma unroll
-        for (uint c = 0; c < TS_M; c++)
+        TS_UNROLL for (uint c = 0; c < TS_M; c++)
             TS_ST_ITEM(TS_AS(lid, c), desc ? k[TS_M - 1 - c] : k[c], desc ? p[TS_M - 1 - c] : p[c]);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -360,3 +364,45 @@ __kernel TS_ATTRS void
 clperm_sort_tile_bitonic_padded(__global ts_key *keys, __global uint *values, ulong n, ulong seg TS_TRACE_PARAMS) {
     TS_BITONIC_BODY(TS_PAD);
 }
+
+/* ---- Batched transpose through the diagonal arrangement ----
+ * Matrix `tile` of ROWS x COLS items (row-major) is read row by row into an RP x CP tile (rows and
+ * columns padded to multiples of W), item (r, c) at r*CP + (c + r) mod CP, and written column by
+ * column: the W items of one step lie in W banks either way. */
+#ifdef CLPERM_TS_TR_ROWS
+#define TR_R CLPERM_TS_TR_ROWS
+#define TR_C CLPERM_TS_TR_COLS
+#define TR_RP ((TR_R + TS_W - 1) / TS_W * TS_W)
+#define TR_CP ((TR_C + TS_W - 1) / TS_W * TS_W)
+#define TR_ADDR(r, c) ((r) * TR_CP + tr_skew(r, c))
+
+/* (c + r) mod CP for c < CP. */
+inline uint tr_skew(uint r, uint c) {
+    uint s = c + r % TR_CP;
+    return s >= TR_CP ? s - TR_CP : s;
+}
+
+__kernel TS_ATTRS void clperm_transpose_tiles(__global const ts_key *src, __global ts_key *dst,
+                                              ulong count TS_TRACE_PARAMS) {
+    __local ts_key lt[TR_RP * TR_CP];
+    const uint lid = get_local_id(0), ts_g = 0;
+    const ulong tile = get_group_id(0), base = tile * (ulong)(TR_R * TR_C);
+    TS_TRACE_BEGIN;
+    for (uint r = 0; r < TR_RP; r++)
+        for (uint c = lid; c < TR_CP; c += TS_W) {
+            if (r < TR_R && c < TR_C)
+                TS_ST(lt, 0, TR_ADDR(r, c), src[base + r * TR_C + c]);
+            else
+                TS_SKIP(1);
+        }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint c = 0; c < TR_CP; c++)
+        for (uint r = lid; r < TR_RP; r += TS_W) {
+            if (r < TR_R && c < TR_C)
+                dst[base + c * TR_R + r] = TS_LD(lt, 0, TR_ADDR(r, c));
+            else
+                TS_SKIP(1);
+        }
+    TS_TRACE_END;
+}
+#endif

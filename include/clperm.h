@@ -508,6 +508,23 @@ CLPERM_API clperm_status clperm_sort_conflicts(clperm_ctx *ctx, clperm_key_type 
                                                uint64_t segment, clperm_tile_sort algorithm,
                                                const void *keys, uint64_t n, clperm_conflict_report *out);
 
+/* Transposes `count` matrices of rows x cols items of `type` (row-major, one after another) from
+ * src into dst, where each becomes cols x rows. One matrix per work-group of w work-items (the
+ * device's banks, or CLPERM_PARAM_SORT_WIDTH), staged in local memory in the diagonal
+ * arrangement (item (r, c) at r*cp + (c + r) mod cp, rows and columns padded to multiples of w as
+ * rp and cp): both the row-major reads and the column-major writes are free of bank conflicts.
+ * rows and cols 1..65536 with rp * cp items fitting local memory; src != dst. count = 0 enqueues
+ * nothing. */
+CLPERM_API clperm_status clperm_transpose_tiles(clperm_ctx *ctx, clperm_type type, cl_mem src, cl_mem dst,
+                                                uint64_t count, uint32_t rows, uint32_t cols,
+                                                cl_uint num_events, const cl_event *events,
+                                                cl_event *event);
+
+/* The bank conflicts of clperm_transpose_tiles for one shape, measured as for the sorts
+ * (clperm_sort_conflicts; shape.m is items per work-item). */
+CLPERM_API clperm_status clperm_transpose_conflicts(clperm_ctx *ctx, clperm_type type, uint32_t rows,
+                                                    uint32_t cols, clperm_conflict_report *out);
+
 #ifdef __cplusplus
 }
 #endif

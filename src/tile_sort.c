@@ -238,6 +238,17 @@ static clperm_status count_conflicts(const cl_uint *rec, uint64_t tiles, uint32_
     return CLPERM_SUCCESS;
 }
 
+/* Reads the trace of `tiles` tiles of w work-items into rec and counts its conflicts into *out
+ * (zeroed first). */
+static clperm_status read_trace(clperm_ctx *ctx, cl_mem trace, cl_uint *rec, uint64_t tiles, uint32_t w,
+                                cl_uint cap, clperm_conflict_report *out) {
+    size_t bytes = (size_t)(tiles * w * (cap + (uint64_t)1)) * 4;
+    CLPERM_TRY(clEnqueueReadBuffer(ctx->queue, trace, CL_TRUE, 0, bytes, rec, 0, NULL, NULL));
+    memset(out, 0, sizeof *out);
+    out->tiles = tiles;
+    return count_conflicts(rec, tiles, w, cap, out);
+}
+
 static clperm_status conflicts_checked(clperm_ctx *ctx, clperm_key_type type, int with_values, uint64_t segment,
                                        clperm_tile_sort algorithm, const void *keys, uint64_t n,
                                        clperm_conflict_report *out) {
@@ -269,11 +280,8 @@ static clperm_status conflicts_checked(clperm_ctx *ctx, clperm_key_type type, in
     dt = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)words * 4, NULL, &err);
     CLPERM_CHECK(err);
     CLPERM_CHECK(run_sort(ctx, &p, dk, dv, n, segment, dt, (cl_uint)cap, 0, NULL, NULL));
-    CLPERM_CHECK(clEnqueueReadBuffer(ctx->queue, dt, CL_TRUE, 0, (size_t)words * 4, rec, 0, NULL, NULL));
-    memset(out, 0, sizeof *out);
+    CLPERM_CHECK(read_trace(ctx, dt, rec, tiles, p.shape.w, (cl_uint)cap, out));
     out->shape = p.shape;
-    out->tiles = tiles;
-    CLPERM_CHECK(count_conflicts(rec, tiles, p.shape.w, (cl_uint)cap, out));
 cleanup:
     if (st != CLPERM_SUCCESS) clFinish(ctx->queue);
     if (dk) clReleaseMemObject(dk);
@@ -290,6 +298,122 @@ clperm_status clperm_sort_conflicts(clperm_ctx *ctx, clperm_key_type type, int w
     CLPERM_RETURN_IF(!out, CLPERM_ERROR_INVALID_ARGUMENT);
     CLPERM_TRY(clperm__ctx_enter(ctx));
     clperm_status st = conflicts_checked(ctx, type, with_values, segment, algorithm, keys, n, out);
+    clperm__ctx_leave(ctx);
+    return st;
+}
+
+/* ---- batched transposes ---- */
+
+/* Matrices of rows x cols items, one per work-group of w work-items, in local memory as a
+ * padded rp x cp tile (both multiples of w) in the diagonal arrangement. */
+static clperm_status plan_transpose(const clperm_ctx *ctx, clperm_type type, uint32_t rows, uint32_t cols, int trace,
+                                    sort_plan *p) {
+    size_t es = clperm_type_size(type);
+    CLPERM_RETURN_IF(es == 0, CLPERM_ERROR_INVALID_TYPE);
+    CLPERM_RETURN_IF(rows == 0 || cols == 0 || rows > 65536 || cols > 65536, CLPERM_ERROR_INVALID_ARGUMENT);
+    uint32_t w = width_cap(ctx);
+    uint64_t rp = (rows + (uint64_t)w - 1) / w * w, cp = (cols + (uint64_t)w - 1) / w * w;
+    CLPERM_RETURN_IF(rp * cp * es > ctx->profile.local_mem_bytes, CLPERM_ERROR_INVALID_ARGUMENT);
+    memset(&p->shape, 0, sizeof p->shape);
+    p->shape.w = w;
+    p->shape.m = (uint32_t)(rp * cp / w);
+    p->shape.tiles_per_group = 1;
+    p->shape.local_bytes = rp * cp * es;
+    p->shape.tiles_per_cu = (uint32_t)(ctx->profile.local_mem_bytes / p->shape.local_bytes);
+    p->kernel = "clperm_transpose_tiles";
+    snprintf(p->options, sizeof p->options,
+             "-DCLPERM_TS_W=%u -DCLPERM_TS_M=1 -DCLPERM_TS_TILES=1 -DCLPERM_TS_KEY_KIND=%d -DCLPERM_TS_TRACE=%d "
+             "-DCLPERM_TS_TR_ROWS=%u -DCLPERM_TS_TR_COLS=%u",
+             w, type == CLPERM_TYPE_U64 ? 4 : 1, trace, rows, cols);
+    p->networks[0] = 0;
+    append_network(p->networks, sizeof p->networks, "CLPERM_TS_NET_M", 1);
+    append_network(p->networks, sizeof p->networks, "CLPERM_TS_NET_W", w);
+    return CLPERM_SUCCESS;
+}
+
+static clperm_status run_transpose(clperm_ctx *ctx, const sort_plan *p, cl_mem src, cl_mem dst, uint64_t count,
+                                   cl_mem trace, cl_uint trace_cap, cl_uint num_events, const cl_event *events,
+                                   cl_event *event) {
+    cl_kernel k;
+    CLPERM_TRY(sort_kernel(ctx, p, &k));
+    CLPERM_RETURN_IF(count > SIZE_MAX / p->shape.w, CLPERM_ERROR_SIZE_OVERFLOW);
+    cl_int err = CL_SUCCESS;
+    cl_ulong cnt = count;
+    ARG(k, 0, src);
+    ARG(k, 1, dst);
+    ARG(k, 2, cnt);
+    if (trace) {
+        ARG(k, 3, trace);
+        ARG(k, 4, trace_cap);
+    }
+    CLPERM_TRY(err);
+    size_t local = p->shape.w, global = (size_t)count * local;
+    return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, num_events, events, event);
+}
+
+static clperm_status transpose_checked(clperm_ctx *ctx, clperm_type type, cl_mem src, cl_mem dst, uint64_t count,
+                                       uint32_t rows, uint32_t cols, cl_uint num_events, const cl_event *events,
+                                       cl_event *event) {
+    sort_plan p;
+    CLPERM_TRY(plan_transpose(ctx, type, rows, cols, 0, &p));
+    CLPERM_TRY(clperm__check_events(num_events, events));
+    uint64_t items = (uint64_t)rows * cols;
+    CLPERM_RETURN_IF(count > UINT64_MAX / items, CLPERM_ERROR_SIZE_OVERFLOW);
+    CLPERM_TRY(clperm__check_buffer(ctx, src, count * items, clperm_type_size(type), 0));
+    CLPERM_TRY(clperm__check_buffer(ctx, dst, count * items, clperm_type_size(type), 1));
+    CLPERM_RETURN_IF(src == dst, CLPERM_ERROR_INVALID_ARGUMENT);
+    ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
+    if (count == 0) return event ? clEnqueueMarkerWithWaitList(ctx->queue, num_events, events, event) : CLPERM_SUCCESS;
+    return run_transpose(ctx, &p, src, dst, count, NULL, 0, num_events, events, event);
+}
+
+clperm_status clperm_transpose_tiles(clperm_ctx *ctx, clperm_type type, cl_mem src, cl_mem dst, uint64_t count,
+                                     uint32_t rows, uint32_t cols, cl_uint num_events, const cl_event *events,
+                                     cl_event *event) {
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    clperm_status st = transpose_checked(ctx, type, src, dst, count, rows, cols, num_events, events, event);
+    clperm__ctx_leave(ctx);
+    return st;
+}
+
+static clperm_status transpose_conflicts_checked(clperm_ctx *ctx, clperm_type type, uint32_t rows, uint32_t cols,
+                                                 clperm_conflict_report *out) {
+    sort_plan p;
+    CLPERM_TRY(plan_transpose(ctx, type, rows, cols, 1, &p));
+    const uint64_t tiles = 2;
+    size_t bytes = (size_t)rows * cols * clperm_type_size(type) * tiles;
+    cl_uint cap = 2 * p.shape.m;
+    uint64_t words = tiles * p.shape.w * (cap + (uint64_t)1);
+    clperm_status st;
+    cl_int err = CL_SUCCESS;
+    cl_mem src = NULL, dst = NULL, dt = NULL;
+    cl_uint *rec = malloc((size_t)words * 4);
+    void *zeros = calloc(bytes, 1);
+    CLPERM_CHECK(rec && zeros ? CLPERM_SUCCESS : CLPERM_ERROR_OUT_OF_HOST_MEMORY);
+    src = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, zeros, &err);
+    CLPERM_CHECK(err);
+    dst = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    CLPERM_CHECK(err);
+    dt = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)words * 4, NULL, &err);
+    CLPERM_CHECK(err);
+    CLPERM_CHECK(run_transpose(ctx, &p, src, dst, tiles, dt, cap, 0, NULL, NULL));
+    CLPERM_CHECK(read_trace(ctx, dt, rec, tiles, p.shape.w, cap, out));
+    out->shape = p.shape;
+cleanup:
+    if (st != CLPERM_SUCCESS) clFinish(ctx->queue);
+    if (src) clReleaseMemObject(src);
+    if (dst) clReleaseMemObject(dst);
+    if (dt) clReleaseMemObject(dt);
+    free(rec);
+    free(zeros);
+    return st;
+}
+
+clperm_status clperm_transpose_conflicts(clperm_ctx *ctx, clperm_type type, uint32_t rows, uint32_t cols,
+                                         clperm_conflict_report *out) {
+    CLPERM_RETURN_IF(!out, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    clperm_status st = transpose_conflicts_checked(ctx, type, rows, cols, out);
     clperm__ctx_leave(ctx);
     return st;
 }
