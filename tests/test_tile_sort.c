@@ -65,9 +65,11 @@ static cl_mem device_copy(clperm_ctx *ctx, const void *host, size_t bytes) {
     return m;
 }
 
-/* One case on one device: keys (and values) sorted there and on the host, compared bit for bit. */
+/* One case on one device: keys (and values) sorted there and on the host, or partitioned by the
+ * label of `bits` bits at `shift` when bits > 0, compared bit for bit. The host's partition is
+ * checked too: labels in order, input order within a label. */
 static void check_case(clperm_ctx *ctx, clperm_key_type type, int with_values, clperm_tile_sort algo,
-                       uint64_t segment, uint64_t n, int pattern, uint64_t seed) {
+                       uint64_t segment, uint64_t n, int pattern, uint64_t seed, unsigned shift, unsigned bits) {
     size_t ks = clperm_key_size(type);
     size_t kb = (size_t)n * ks, vb = (size_t)n * 4;
     void *keys = malloc(kb + 8), *want = malloc(kb + 8), *got = malloc(kb + 8);
@@ -77,32 +79,40 @@ static void check_case(clperm_ctx *ctx, clperm_key_type type, int with_values, c
     for (uint64_t i = 0; i < n; i++) vals[i] = (uint32_t)i;
     memcpy(want, keys, kb);
     memcpy(wantv, vals, vb);
-    cr_assert_eq(clperm_sort_segments_host(type, want, with_values ? wantv : NULL, n, segment), CLPERM_SUCCESS);
+    cr_assert_eq(bits ? clperm_partition_segments_host(type, want, wantv, n, segment, shift, bits)
+                      : clperm_sort_segments_host(type, want, wantv, n, segment),
+                 CLPERM_SUCCESS);
+    for (uint64_t i = 1; bits && i < n; i++) {
+        if (i % segment == 0) continue;
+        uint64_t a = test_item(want, i - 1, ks), b = test_item(want, i, ks);
+        if (type == CLPERM_KEY_I32) a ^= 0x80000000u, b ^= 0x80000000u;
+        a = (a >> shift) & ((1u << bits) - 1), b = (b >> shift) & ((1u << bits) - 1);
+        cr_assert(a < b || (a == b && wantv[i - 1] < wantv[i]), "host partition out of order at %llu",
+                  (unsigned long long)i);
+    }
     cl_mem dk = device_copy(ctx, keys, kb), dv = with_values ? device_copy(ctx, vals, vb) : NULL;
-    clperm_status st = clperm_sort_segments(ctx, type, dk, dv, n, segment, algo, 0, NULL, NULL);
-    cr_assert_eq(st, CLPERM_SUCCESS, "%s: %s %s values=%d segment=%llu n=%llu: %s", test_device_label(ctx),
+    clperm_status st = bits ? clperm_partition_segments(ctx, type, dk, dv, n, segment, shift, bits, algo, 0, NULL, NULL)
+                            : clperm_sort_segments(ctx, type, dk, dv, n, segment, algo, 0, NULL, NULL);
+    cr_assert_eq(st, CLPERM_SUCCESS, "%s: %s %s values=%d segment=%llu n=%llu bits=%u: %s", test_device_label(ctx),
                  algo_names[algo], type_names[type], with_values, (unsigned long long)segment, (unsigned long long)n,
-                 clperm_status_name(st));
+                 bits, clperm_status_name(st));
     cr_assert_eq(test_read(ctx, dk, kb, got), 0);
     uint64_t d = test_first_diff(want, got, n, ks);
-    cr_assert_eq(d, n, "%s: %s %s values=%d segment=%llu n=%llu pattern=%d seed=%#llx: key %llu differs",
+    cr_assert_eq(d, n, "%s: %s %s values=%d segment=%llu n=%llu pattern=%d seed=%#llx shift=%u bits=%u: key %llu differs",
                  test_device_label(ctx), algo_names[algo], type_names[type], with_values, (unsigned long long)segment,
-                 (unsigned long long)n, pattern, (unsigned long long)seed, (unsigned long long)d);
+                 (unsigned long long)n, pattern, (unsigned long long)seed, shift, bits, (unsigned long long)d);
     if (with_values) {
         cr_assert_eq(test_read(ctx, dv, vb, gotv), 0);
         d = test_first_diff(wantv, gotv, n, 4);
-        cr_assert_eq(d, n, "%s: %s %s segment=%llu n=%llu pattern=%d: value %llu differs", test_device_label(ctx),
-                     algo_names[algo], type_names[type], (unsigned long long)segment, (unsigned long long)n, pattern,
-                     (unsigned long long)d);
+        cr_assert_eq(d, n, "%s: %s %s segment=%llu n=%llu pattern=%d bits=%u: value %llu differs",
+                     test_device_label(ctx), algo_names[algo], type_names[type], (unsigned long long)segment,
+                     (unsigned long long)n, pattern, bits, (unsigned long long)d);
         clReleaseMemObject(dv);
     }
     clReleaseMemObject(dk);
     free(keys), free(want), free(got), free(vals), free(wantv), free(gotv);
 }
 
-/* Every segment size below for u32 keys without values and for f32 keys with values, with every
- * algorithm; fewer sizes for the other combinations. Segment sizes cover 1, 2, w-1, w, w+1 for the
- * tile widths 8, 16 and 32, primes, 2^k+1 and the largest segment the device takes. */
 #ifdef CLPERM_TEST_SMALL
 static const uint64_t segments[] = {1, 2, 3, 8, 9, 33, 64, 100};
 static const uint64_t few_segments[] = {7, 65};
@@ -123,11 +133,11 @@ static void check_sizes(clperm_ctx *ctx, clperm_key_type type, int with_values, 
             uint64_t seg = sizes[s] < max ? sizes[s] : max;
             uint64_t n = 3 * seg + seg / 2 + (seg > 1);
             for (int pattern = 0; pattern < PATTERN_COUNT; pattern++)
-                check_case(ctx, type, with_values, algos[a], seg, n, pattern, seed + s * 131 + (uint64_t)pattern);
+                check_case(ctx, type, with_values, algos[a], seg, n, pattern, seed + s * 131 + (uint64_t)pattern, 0, 0);
         }
         /* The largest segment, and a single key. */
-        check_case(ctx, type, with_values, algos[a], max, 2 * max + 1, RANDOM, seed);
-        check_case(ctx, type, with_values, algos[a], max, 1, RANDOM, seed);
+        check_case(ctx, type, with_values, algos[a], max, 2 * max + 1, RANDOM, seed, 0, 0);
+        check_case(ctx, type, with_values, algos[a], max, 1, RANDOM, seed, 0, 0);
     }
 }
 
@@ -193,45 +203,7 @@ Test(tile_sort, conflicts_measured) {
     }
 }
 
-/* Partitions by labels of 1, 4 and 8 bits at low, middle and top positions, against the host;
- * the host's own output has non-decreasing labels and keeps input order within a label. */
-static void check_partition(clperm_ctx *ctx, clperm_key_type type, int with_values, clperm_tile_sort algo,
-                            uint64_t segment, uint64_t n, unsigned shift, unsigned bits, uint64_t seed) {
-    size_t ks = clperm_key_size(type), kb = (size_t)n * ks, vb = (size_t)n * 4;
-    void *keys = malloc(kb + 8), *want = malloc(kb + 8), *got = malloc(kb + 8);
-    uint32_t *vals = malloc(vb + 4), *wantv = malloc(vb + 4), *gotv = malloc(vb + 4);
-    cr_assert(keys && want && got && vals && wantv && gotv);
-    fill_keys(keys, type, n, RANDOM, seed);
-    for (uint64_t i = 0; i < n; i++) vals[i] = (uint32_t)i;
-    memcpy(want, keys, kb);
-    memcpy(wantv, vals, vb);
-    cr_assert_eq(clperm_partition_segments_host(type, want, wantv, n, segment, shift, bits), CLPERM_SUCCESS);
-    for (uint64_t i = 1; i < n; i++) {
-        if (i % segment == 0) continue;
-        uint64_t a = test_item(want, i - 1, ks), b = test_item(want, i, ks);
-        if (type == CLPERM_KEY_I32) a ^= 0x80000000u, b ^= 0x80000000u;
-        a = (a >> shift) & ((1u << bits) - 1), b = (b >> shift) & ((1u << bits) - 1);
-        cr_assert(a < b || (a == b && wantv[i - 1] < wantv[i]), "host partition out of order at %llu",
-                  (unsigned long long)i);
-    }
-    cl_mem dk = device_copy(ctx, keys, kb), dv = with_values ? device_copy(ctx, vals, vb) : NULL;
-    clperm_status st = clperm_partition_segments(ctx, type, dk, dv, n, segment, shift, bits, algo, 0, NULL, NULL);
-    cr_assert_eq(st, CLPERM_SUCCESS, "%s: partition %s %s seg=%llu shift=%u bits=%u: %s", test_device_label(ctx),
-                 algo_names[algo], type_names[type], (unsigned long long)segment, shift, bits, clperm_status_name(st));
-    cr_assert_eq(test_read(ctx, dk, kb, got), 0);
-    uint64_t d = test_first_diff(want, got, n, ks);
-    cr_assert_eq(d, n, "%s: partition %s %s values=%d seg=%llu n=%llu shift=%u bits=%u: key %llu differs",
-                 test_device_label(ctx), algo_names[algo], type_names[type], with_values, (unsigned long long)segment,
-                 (unsigned long long)n, shift, bits, (unsigned long long)d);
-    if (with_values) {
-        cr_assert_eq(test_read(ctx, dv, vb, gotv), 0);
-        cr_assert_eq(test_first_diff(wantv, gotv, n, 4), n, "partition values differ");
-        clReleaseMemObject(dv);
-    }
-    clReleaseMemObject(dk);
-    free(keys), free(want), free(got), free(vals), free(wantv), free(gotv);
-}
-
+/* Partitions by labels of 1, 4 and 8 bits at low, middle and top positions, against the host. */
 Test(tile_sort, partition_equals_host) {
     uint64_t seed = test_seed();
     static const clperm_key_type ptypes[] = {CLPERM_KEY_U32, CLPERM_KEY_I32, CLPERM_KEY_U64};
@@ -253,8 +225,8 @@ Test(tile_sort, partition_equals_host) {
                     uint64_t max;
                     cr_assert_eq(clperm_sort_segment_max(ctx, ptypes[t], 1, algo, &max), CLPERM_SUCCESS);
                     uint64_t seg = psegs[s] < max ? psegs[s] : max;
-                    check_partition(ctx, ptypes[t], with_values, algo, seg, 2 * seg + seg / 3 + 1, shift, bits[b],
-                                    seed + s);
+                    check_case(ctx, ptypes[t], with_values, algo, seg, 2 * seg + seg / 3 + 1, RANDOM, seed + s, shift,
+                               bits[b]);
                 }
         /* Bad labels. */
         cl_mem dk = device_copy(ctx, NULL, 64);
