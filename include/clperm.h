@@ -238,7 +238,8 @@ typedef enum clperm_param {
      * (NVIDIA: m >= 4w). Set: the widest w up to the value with w <= m.                     */
     CLPERM_PARAM_SORT_WIDTH = 12,
     /* Tile sorts: tiles per work-group, a power of two 1..64; 0 auto: enough tiles of w
-     * work-items to fill 32 lanes.                                                          */
+     * work-items to fill 32 lanes (it depends on the tile, so clperm_ctx_get_param returns 0;
+     * clperm_sort_tile_shape reports the count used).                                       */
     CLPERM_PARAM_SORT_TILES = 13
 } clperm_param;
 

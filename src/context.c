@@ -315,7 +315,6 @@ clperm_status clperm_ctx_get_param(const clperm_ctx *ctx, clperm_param param, in
     case CLPERM_PARAM_SHUFFLE_WG_SIZE: v = clperm__shuffle_wg_size(c); break;
     case CLPERM_PARAM_SHUFFLE_ITEMS: v = clperm__shuffle_items(c); break;
     case CLPERM_PARAM_SORT_WIDTH: v = clperm__sort_width(c); break;
-    case CLPERM_PARAM_SORT_TILES: v = v ? v : 0; break; /* depends on the tile: see clperm_sort_tile_shape */
     default: break;
     }
     clperm__ctx_leave(c);
