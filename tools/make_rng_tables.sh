@@ -1,0 +1,49 @@
+#!/bin/sh
+# Regenerates include/clperm_rng_tables.h with rng_search: for every family and k, the best by
+# score G of the first M full-period candidates (M = 20, 10, 2, 1 for k = 8, 16, 32, 64) from
+# seed 2026112101. Tables are written to DIR as they are found, so a run can be resumed.
+#   tools/make_rng_tables.sh RNG_SEARCH DIR > include/clperm_rng_tables.h
+# RNG_SEARCH "-" only assembles the tables already in DIR.
+set -e
+search=$1
+dir=$2
+here=$(dirname "$0")
+mkdir -p "$dir"
+for spec in "8 20" "16 10" "32 2" "64 1"; do
+    set -- $spec
+    for fam in correlated three slowmem iterated buffered; do
+        out="$dir/${fam}_$1.txt"
+        [ -s "$out" ] || [ "$search" = - ] && continue
+        "$search" --factors "$here/data/fermat-factors.txt" --family $fam --k $1 --keep $2 \
+            --seed 2026112101 > "$out.tmp"
+        mv "$out.tmp" "$out"
+    done
+done
+cat <<'HEAD'
+/*
+ * clperm_rng_tables.h: full-period parameter tables for the generators of clperm_rng.h, found and
+ * proved by tools/rng_search (tools/make_rng_tables.sh writes this file). Each table is k packed
+ * words (CLPERM_RNG_PACK); the comment gives its period and equidistribution: t_l for the worst
+ * stream against the bound floor(n/l), the mutual (t, l)_k against floor(n/(l k)), and the score G
+ * (eq. 20 of Thomas and Luk, summed over both; lower is better).
+ * Families: 1 correlated, 2 three, 3 slowmem, 4 iterated, 5 buffered.
+ */
+#ifndef CLPERM_RNG_TABLES_H
+#define CLPERM_RNG_TABLES_H
+
+HEAD
+list=""
+n=1
+for fam in correlated three slowmem iterated buffered; do
+    for k in 8 16 32 64; do
+        f="$dir/${fam}_$k.txt"
+        if [ -s "$f" ]; then
+            cat "$f"
+            echo
+            list="$list    X($n, $k, CLPERM_RNG_TABLE_${n}_$k) \\
+"
+        fi
+    done
+    n=$((n + 1))
+done
+printf '/* X(family, k, table) for every table above. */\n#define CLPERM_RNG_TABLES(X) \\\n%s\n#endif\n' "$list"
