@@ -526,6 +526,68 @@ CLPERM_API clperm_status clperm_transpose_tiles(clperm_ctx *ctx, clperm_type typ
 CLPERM_API clperm_status clperm_transpose_conflicts(clperm_ctx *ctx, clperm_type type, uint32_t rows,
                                                     uint32_t cols, clperm_conflict_report *out);
 
+
+/* ---------------------------------------------------------------------------------------------
+ * Subgroup-shared random number generators (clperm_rng.h)
+ *
+ * k work-items share one binary linear generator of 32k state bits (64k for the buffered
+ * family) in local memory, each drawing its own stream; the parameters are full-period tables
+ * found and proved by tools/rng_search (period 2^n - 1), scored in docs/rng-quality.md.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum clperm_rng_family {
+    CLPERM_RNG_FAMILY_AUTO = 0,       /* the device's default (clperm_rng_default)            */
+    CLPERM_RNG_FAMILY_CORRELATED = 1, /* two inputs, shift and rotate (Listing 2)             */
+    CLPERM_RNG_FAMILY_THREE = 2,      /* plus a third unshifted input (Listing 3)             */
+    CLPERM_RNG_FAMILY_SLOWMEM = 3,    /* two inputs used twice (Listing 4)                    */
+    CLPERM_RNG_FAMILY_ITERATED = 4,   /* two correlated passes per draw (Listing 5)           */
+    CLPERM_RNG_FAMILY_BUFFERED = 5    /* one register per work-item doubles the state (Listing 6) */
+} clperm_rng_family;
+
+typedef enum clperm_rng_output {
+    CLPERM_RNG_OUT_U32 = 1,    /* cl_uint: one draw                                          */
+    CLPERM_RNG_OUT_U64 = 2,    /* cl_ulong: two draws, the first in the high half            */
+    CLPERM_RNG_OUT_FLOAT = 3,  /* float in [0, 1): a draw's top 24 bits times 2^-24          */
+    CLPERM_RNG_OUT_DOUBLE = 4  /* double in [0, 1): a u64's top 53 bits times 2^-53         */
+} clperm_rng_output;
+
+/* A generator: family and k (8, 16, 32 or 64 work-items sharing it). */
+typedef struct clperm_rng_spec {
+    clperm_rng_family family;
+    uint32_t k;
+} clperm_rng_spec;
+
+/* Draws per fill block: a fill of n items is cut into blocks of k * CLPERM_RNG_FILL_STEPS items,
+ * block g drawn by stream (stream + g). */
+#define CLPERM_RNG_FILL_STEPS 256
+
+/* The device's default generator: k = the device's subgroup width where it is 8..64 (else 32),
+ * and the family the tables rank best at that k. Any k runs on any device; give the spec
+ * explicitly for the same numbers on every device. */
+CLPERM_API clperm_status clperm_rng_default(clperm_ctx *ctx, clperm_rng_spec *out);
+
+/* State bits n of a generator (period 2^n - 1); 0 for an unknown family or k. */
+CLPERM_API uint32_t clperm_rng_state_bits(const clperm_rng_spec *spec);
+
+/* Fills dst with n items of `output` from generator `spec` (NULL: the device's default), seeded
+ * from (seed, stream + block) by SplitMix64; the layout is in CLPERM_RNG_FILL_STEPS. n = 0
+ * enqueues nothing. Errors (nothing written): bad spec or output, dst too small or read-only. */
+CLPERM_API clperm_status clperm_rng_fill(clperm_ctx *ctx, const clperm_rng_spec *spec, clperm_rng_output output,
+                                         cl_mem dst, uint64_t n, uint64_t seed, uint64_t stream,
+                                         cl_uint num_events, const cl_event *events, cl_event *event);
+
+/* The same fill on the host: bit for bit what every device writes. spec must be given. */
+CLPERM_API clperm_status clperm_rng_fill_host(const clperm_rng_spec *spec, clperm_rng_output output, void *dst,
+                                              uint64_t n, uint64_t seed, uint64_t stream);
+
+/* For users' kernels: the device-side source (the tables and clperm_rng.h) to put before their
+ * own, and the build options that select `spec` (NULL: default) on the context's device, with
+ * warp synchronisation where the hardware allows it. buf gets at most cap bytes, NUL-terminated;
+ * CLPERM_ERROR_BUFFER_TOO_SMALL when it does not fit. */
+CLPERM_API const char *clperm_rng_device_source(size_t *length);
+CLPERM_API clperm_status clperm_rng_build_options(clperm_ctx *ctx, const clperm_rng_spec *spec, char *buf,
+                                                  size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -43,6 +43,12 @@ extern const char clperm__cl_shuffle_cl[];
 extern const size_t clperm__cl_shuffle_cl_size;
 extern const char clperm__cl_tile_sort_cl[];
 extern const size_t clperm__cl_tile_sort_cl_size;
+extern const char clperm__cl_clperm_rng_tables_h[];
+extern const size_t clperm__cl_clperm_rng_tables_h_size;
+extern const char clperm__cl_clperm_rng_h[];
+extern const size_t clperm__cl_clperm_rng_h_size;
+extern const char clperm__cl_rng_cl[];
+extern const size_t clperm__cl_rng_cl_size;
 
 /* ---- hashing ---- */
 typedef struct clperm__hash {
@@ -145,6 +151,8 @@ typedef struct clperm__tuning {
     int shuffle_serial_items; /* serial kernels: domain indices per tile */
     int sort_aspect;         /* tile sorts: columns per row at least this many times the width */
     int sort_auto;           /* tile sorts: the clperm_tile_sort CLPERM_TILE_SORT_AUTO runs */
+    int rng_wg_size;         /* generator fills: work-items per work-group (a multiple of k) */
+    int rng_k;               /* generators: default k; 0 the subgroup width (8..64, else 32) */
 } clperm__tuning;
 const clperm__tuning *clperm__tuning_for(const clperm_profile *p);
 /* The subgroup size the runtime reports for `kernel` at work-group size wg (khr devices); 0 when
@@ -172,6 +180,10 @@ clperm_status clperm__lookback_begin(clperm_ctx *ctx, uint64_t tiles, cl_uint *t
 void clperm__lookback_end(clperm_ctx *ctx, uint64_t tiles);
 /* Options with defaults filled in; CLPERM_ERROR_INVALID_ARGUMENT when they are not valid. */
 clperm_status clperm__shuffle_opts_check(const clperm_shuffle_opts *opts, clperm_shuffle_opts *out);
+
+/* ---- generators ---- */
+/* The packed parameters of (family, k), or NULL when there is no table. */
+const uint64_t *clperm__rng_table(int family, uint32_t k);
 
 /* ---- program building and caching ---- */
 /* Returns the kernel `name` of the program built from `src` with `options`, building (or loading

@@ -1,0 +1,233 @@
+/*
+ * clperm_rng.h: subgroup-shared binary linear generators (Thomas and Luk, "GPU optimised uniform
+ * random number generation"). This one file compiles as C99 on the host and as OpenCL C 1.2 on
+ * devices, so the host reference, the library's fill kernels and users' kernels compute the same
+ * streams.
+ *
+ * A generator is shared by k work-items (k = 8, 16, 32 or 64), each holding one 32-bit word of the
+ * state. Every update, work-item j reads two or three words of the old state, shifts and xors them,
+ * and writes word j of the new state, which is also its next output. The parameters of word j are
+ * packed into one 64-bit constant (CLPERM_RNG_Q0 .. CLPERM_RNG_Z3 below); the tables of full-period
+ * parameters are in clperm_rng_tables.h. The families (section 6 of the paper):
+ *
+ *   CORRELATED  acc = (s[q0] << z0) ^ rotr(s[q1], z1)                 (Listing 2, see below)
+ *   THREE       acc = (s[q0] << z0) ^ (s[q1] >> z1) ^ s[q2]           (Listing 3)
+ *   SLOWMEM     acc = (t0 << z0) ^ (t1 >> z1) ^ t0 ^ t1,  t = s[q0], s[q1]  (Listing 4)
+ *   ITERATED    two correlated passes per output, the second with (q2, q3, z2, z3)  (Listing 5)
+ *   BUFFERED    acc = b ^ (s[q0] << z0) ^ (s[q1] >> z1); b = s[q2]   (Listing 6; b is a register
+ *               per work-item, so the state is 2k words)
+ *
+ * The correlated family as Listing 2 writes it, two logical shifts, cannot have full period: the
+ * bits lost off both ends make A singular unless the shift pairs line up, and when they line up
+ * (z0 + z1 the same for every word and dividing 32) the characteristic polynomial is g(x)^(z0+z1).
+ * Its right shift is therefore a rotation here (one instruction on GPUs); ITERATED uses the same
+ * pass. docs/rng-quality.md gives the argument.
+ */
+#ifndef CLPERM_RNG_H
+#define CLPERM_RNG_H
+
+#ifndef CLPERM_RNG_TABLES_H
+#include "clperm_rng_tables.h"
+#endif
+
+#ifdef __OPENCL_C_VERSION__
+typedef ulong clperm_rng_ulong;
+typedef uint clperm_rng_uint;
+#define CLPERM_RNG_FN static inline
+#ifndef CLPERM_RNG_SPACE
+#define CLPERM_RNG_SPACE __local
+#endif
+#else
+#include <stdint.h>
+typedef uint64_t clperm_rng_ulong;
+typedef uint32_t clperm_rng_uint;
+#define CLPERM_RNG_FN static inline
+#ifndef CLPERM_RNG_SPACE
+#define CLPERM_RNG_SPACE
+#endif
+#endif
+
+#define CLPERM_RNG_CORRELATED 1
+#define CLPERM_RNG_THREE 2
+#define CLPERM_RNG_SLOWMEM 3
+#define CLPERM_RNG_ITERATED 4
+#define CLPERM_RNG_BUFFERED 5
+#define CLPERM_RNG_FAMILIES 5
+
+#define CLPERM_RNG_MAX_K 64
+
+/* Packed parameters of one word: sources q0..q3 (6 bits each), shifts z0..z3 (5 bits each). */
+#define CLPERM_RNG_Q0(p) ((clperm_rng_uint)(p)&63u)
+#define CLPERM_RNG_Q1(p) ((clperm_rng_uint)((p) >> 6) & 63u)
+#define CLPERM_RNG_Q2(p) ((clperm_rng_uint)((p) >> 12) & 63u)
+#define CLPERM_RNG_Q3(p) ((clperm_rng_uint)((p) >> 18) & 63u)
+#define CLPERM_RNG_Z0(p) ((clperm_rng_uint)((p) >> 24) & 31u)
+#define CLPERM_RNG_Z1(p) ((clperm_rng_uint)((p) >> 29) & 31u)
+#define CLPERM_RNG_Z2(p) ((clperm_rng_uint)((p) >> 34) & 31u)
+#define CLPERM_RNG_Z3(p) ((clperm_rng_uint)((p) >> 39) & 31u)
+#define CLPERM_RNG_PACK(q0, q1, q2, q3, z0, z1, z2, z3)                                             \
+    ((clperm_rng_ulong)(q0) | (clperm_rng_ulong)(q1) << 6 | (clperm_rng_ulong)(q2) << 12 |                \
+     (clperm_rng_ulong)(q3) << 18 | (clperm_rng_ulong)(z0) << 24 | (clperm_rng_ulong)(z1) << 29 |         \
+     (clperm_rng_ulong)(z2) << 34 | (clperm_rng_ulong)(z3) << 39)
+
+/* State bits of a generator: k words, twice that for the buffered family. */
+#define CLPERM_RNG_STATE_BITS(family, k) (32 * (k) * ((family) == CLPERM_RNG_BUFFERED ? 2 : 1))
+/* Correlated passes per output. */
+#define CLPERM_RNG_PASSES(family) ((family) == CLPERM_RNG_ITERATED ? 2 : 1)
+
+CLPERM_RNG_FN clperm_rng_uint clperm_rng__rotr(clperm_rng_uint x, clperm_rng_uint r) {
+    return r ? (x >> r) | (x << (32u - r)) : x;
+}
+
+/* The new value of one word from the old state s (one pass; pass 1 is ITERATED's second), reading
+ * and updating the word's buffer register b (BUFFERED only). Every word of a step must be computed
+ * from the same old state before any is written. */
+CLPERM_RNG_FN clperm_rng_uint clperm_rng_word(int family, clperm_rng_ulong p, int pass,
+                                             const CLPERM_RNG_SPACE clperm_rng_uint *s,
+                                             clperm_rng_uint *b) {
+    clperm_rng_uint q0 = pass ? CLPERM_RNG_Q2(p) : CLPERM_RNG_Q0(p);
+    clperm_rng_uint q1 = pass ? CLPERM_RNG_Q3(p) : CLPERM_RNG_Q1(p);
+    clperm_rng_uint z0 = pass ? CLPERM_RNG_Z2(p) : CLPERM_RNG_Z0(p);
+    clperm_rng_uint z1 = pass ? CLPERM_RNG_Z3(p) : CLPERM_RNG_Z1(p);
+    clperm_rng_uint t0 = s[q0], t1 = s[q1];
+    clperm_rng_uint acc = t0 << z0;
+    if (family == CLPERM_RNG_CORRELATED || family == CLPERM_RNG_ITERATED) {
+        acc ^= clperm_rng__rotr(t1, z1);
+    } else {
+        acc ^= t1 >> z1;
+        if (family == CLPERM_RNG_THREE) acc ^= s[CLPERM_RNG_Q2(p)];
+        if (family == CLPERM_RNG_SLOWMEM) acc ^= t0 ^ t1;
+        if (family == CLPERM_RNG_BUFFERED) {
+            acc ^= *b;
+            *b = s[CLPERM_RNG_Q2(p)];
+        }
+    }
+    return acc;
+}
+
+/* SplitMix64 (Steele, Lea, Flood): the seeding mixer. */
+CLPERM_RNG_FN clperm_rng_ulong clperm_rng_mix64(clperm_rng_ulong z) {
+    z += (clperm_rng_ulong)0x9E3779B97F4A7C15UL;
+    z = (z ^ (z >> 30)) * (clperm_rng_ulong)0xBF58476D1CE4E5B9UL;
+    z = (z ^ (z >> 27)) * (clperm_rng_ulong)0x94D049BB133111EBUL;
+    return z ^ (z >> 31);
+}
+
+/* Initial words of stream `stream` for `seed`: word j (and its buffer register) from SplitMix64 of
+ * the seed, the stream and the word's index. Streams start at independent random points of the one
+ * period-(2^n - 1) cycle; word 0 has its low bit set so the state is never all zero. */
+CLPERM_RNG_FN clperm_rng_uint clperm_rng_seed_word(clperm_rng_ulong seed, clperm_rng_ulong stream,
+                                                  clperm_rng_uint j, clperm_rng_uint *b) {
+    clperm_rng_ulong h = clperm_rng_mix64(seed ^ clperm_rng_mix64(stream * 0x100u + j));
+    *b = (clperm_rng_uint)(h >> 32);
+    return (clperm_rng_uint)h | (j == 0 ? 1u : 0u);
+}
+
+/* Conversions, built from integers so that every device gives the same bits without needing
+ * fp64: a float in [0, 1) is the top 24 bits of a draw times 2^-24; a u64 is two successive
+ * draws, the first in the high half; a double in [0, 1) is the top 53 bits of a u64 times 2^-53. */
+#define CLPERM_RNG_JOIN64(hi, lo) (((clperm_rng_ulong)(hi) << 32) | (clperm_rng_ulong)(lo))
+
+CLPERM_RNG_FN clperm_rng_uint clperm_rng_float_bits(clperm_rng_uint x) {
+    clperm_rng_uint m = x >> 8, shift = 0;
+    if (!m) return 0;
+    while (!(m & 0x800000u)) { /* normalise: value = 1.f * 2^(-1 - shift) */
+        m <<= 1;
+        shift++;
+    }
+    return ((126u - shift) << 23) | (m & 0x7FFFFFu);
+}
+
+CLPERM_RNG_FN clperm_rng_ulong clperm_rng_double_bits(clperm_rng_ulong u) {
+    clperm_rng_ulong m = u >> 11;
+    clperm_rng_uint shift = 0;
+    if (!m) return 0;
+    while (!(m & ((clperm_rng_ulong)1 << 52))) {
+        m <<= 1;
+        shift++;
+    }
+    return ((clperm_rng_ulong)(1022u - shift) << 52) | (m & (((clperm_rng_ulong)1 << 52) - 1));
+}
+
+/* ---- the device API, for users' kernels ----
+ *
+ * Build with -DCLPERM_RNG_FAMILY=f -DCLPERM_RNG_K=k (clperm_rng_build_options() writes the line
+ * for a device, with CLPERM_RNG_WARP_SYNC where the hardware subgroup can synchronise k
+ * work-items) and prepend clperm_rng_device_source() (the tables and this header). Then:
+ *
+ *     __kernel void simulate(__global float *out, ulong seed) {
+ *         __local uint words[256];                 // one word per work-item
+ *         clperm_rng r;
+ *         clperm_rng_init(&r, words, seed, get_global_id(0) / CLPERM_RNG_K);
+ *         float x = clperm_rng_float(&r);          // every work-item of the group draws
+ *         ...
+ *     }
+ *
+ * Work-items are taken k at a time in local-id order: generator g of the work-group is work-items
+ * g*k .. g*k + k - 1 on words[g*k ..], so the work-group size must be a multiple of k (1-D). Each
+ * draw synchronises the k work-items (a barrier, or bar.warp.sync on NVIDIA when k <= 32), so every
+ * work-item of the work-group must make the same draws, in uniform control flow. The stream of
+ * work-item j is word j of the states after each update; the same (seed, stream, family, k) gives
+ * the same words on every device and in clperm_rng_fill_host. Local memory: k words per generator
+ * (4k bytes); the buffered family keeps its other k words in registers.
+ */
+#ifdef __OPENCL_C_VERSION__
+#if defined(CLPERM_RNG_FAMILY) && defined(CLPERM_RNG_K)
+
+#define CLPERM_RNG__CAT(a, b, c, d) a##b##c##d
+#define CLPERM_RNG__TABLE(f, k) CLPERM_RNG__CAT(CLPERM_RNG_TABLE_, f, _, k)
+__constant ulong clperm_rng_table[CLPERM_RNG_K] = {CLPERM_RNG__TABLE(CLPERM_RNG_FAMILY, CLPERM_RNG_K)};
+
+#ifndef CLPERM_RNG_SYNC
+#if defined(CLPERM_RNG_WARP_SYNC) && CLPERM_RNG_WARP_SYNC
+#define CLPERM_RNG_SYNC() __asm__ volatile("bar.warp.sync -1;" ::: "memory")
+#else
+#define CLPERM_RNG_SYNC() barrier(CLK_LOCAL_MEM_FENCE)
+#endif
+#endif
+
+typedef struct clperm_rng {
+    __local uint *s; /* the generator's k words */
+    ulong p;         /* this word's parameters  */
+    uint j;          /* this word               */
+    uint b;          /* buffered family's register */
+} clperm_rng;
+
+inline void clperm_rng_init(clperm_rng *r, __local uint *words, ulong seed, ulong stream) {
+    r->j = (uint)get_local_id(0) % CLPERM_RNG_K;
+    r->s = words + ((uint)get_local_id(0) - r->j);
+    r->p = clperm_rng_table[r->j];
+    uint w = clperm_rng_seed_word(seed, stream, r->j, &r->b);
+    CLPERM_RNG_SYNC(); /* the words may have been in use */
+    r->s[r->j] = w;
+    CLPERM_RNG_SYNC();
+}
+
+inline uint clperm_rng_u32(clperm_rng *r) {
+    uint acc = clperm_rng_word(CLPERM_RNG_FAMILY, r->p, 0, r->s, &r->b);
+    CLPERM_RNG_SYNC();
+    r->s[r->j] = acc;
+    CLPERM_RNG_SYNC();
+#if CLPERM_RNG_FAMILY == CLPERM_RNG_ITERATED
+    acc = clperm_rng_word(CLPERM_RNG_FAMILY, r->p, 1, r->s, &r->b);
+    CLPERM_RNG_SYNC();
+    r->s[r->j] = acc;
+    CLPERM_RNG_SYNC();
+#endif
+    return acc;
+}
+
+inline ulong clperm_rng_u64(clperm_rng *r) {
+    uint hi = clperm_rng_u32(r);
+    return CLPERM_RNG_JOIN64(hi, clperm_rng_u32(r));
+}
+inline float clperm_rng_float(clperm_rng *r) { return as_float(clperm_rng_float_bits(clperm_rng_u32(r))); }
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+inline double clperm_rng_double(clperm_rng *r) { return as_double(clperm_rng_double_bits(clperm_rng_u64(r))); }
+#endif
+
+#endif /* CLPERM_RNG_FAMILY && CLPERM_RNG_K */
+#endif /* __OPENCL_C_VERSION__ */
+
+#endif

@@ -1,0 +1,298 @@
+/* Generators: the host reference follows the paper's listings (checked against a second, literal
+ * implementation here) and the known-answer vectors; every device's fills equal the host's bit for
+ * bit for every shipped table and output type at awkward sizes; a users' kernel built with
+ * clperm_rng_device_source draws the same streams; floats and doubles lie in [0, 1) and are the
+ * documented conversions; bad input writes nothing. The period proofs are rng_search --selftest. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clperm_rng.h"
+#include "common.h"
+
+typedef struct table {
+    int family;
+    uint32_t k;
+    const uint64_t *p;
+} table;
+
+static const table tables[] = {
+#define CLPERM_RNG_X(fam, k, tab) {fam, k, (const uint64_t[]){tab}},
+    CLPERM_RNG_TABLES(CLPERM_RNG_X)
+#undef CLPERM_RNG_X
+};
+#define NTABLES (sizeof tables / sizeof tables[0])
+
+/* Listings 2-6 written out literally, on unpacked fields: the second implementation. */
+static void literal_draw(const table *t, uint32_t *s, uint32_t *b) {
+    uint32_t nx[64], k = t->k;
+    for (uint32_t j = 0; j < k; j++) {
+        uint64_t p = t->p[j];
+        uint32_t q0 = p & 63, q1 = (p >> 6) & 63, q2 = (p >> 12) & 63;
+        uint32_t z0 = (p >> 24) & 31, z1 = (p >> 29) & 31;
+        uint32_t t0 = s[q0], t1 = s[q1];
+        switch (t->family) {
+        case 1:
+        case 4: nx[j] = (t0 << z0) ^ (z1 ? (t1 >> z1) | (t1 << (32 - z1)) : t1); break;
+        case 2: nx[j] = (t0 << z0) ^ (t1 >> z1) ^ s[q2]; break;
+        case 3: nx[j] = (t0 << z0) ^ (t1 >> z1) ^ t0 ^ t1; break;
+        default:
+            nx[j] = b[j] ^ (t0 << z0) ^ (t1 >> z1);
+            b[j] = s[q2];
+            break;
+        }
+    }
+    memcpy(s, nx, k * 4);
+    if (t->family == 4) { /* the second pass of the iterated family */
+        for (uint32_t j = 0; j < k; j++) {
+            uint64_t p = t->p[j];
+            uint32_t t0 = s[(p >> 12) & 63], t1 = s[(p >> 18) & 63], z0 = (p >> 34) & 31, z1 = (p >> 39) & 31;
+            nx[j] = (t0 << z0) ^ (z1 ? (t1 >> z1) | (t1 << (32 - z1)) : t1);
+        }
+        memcpy(s, nx, k * 4);
+    }
+}
+
+Test(rng_host, follows_the_listings) {
+    cr_assert(NTABLES >= 5, "tables shipped: %zu", NTABLES);
+    for (size_t i = 0; i < NTABLES; i++) {
+        const table *t = &tables[i];
+        clperm_rng_spec spec = {(clperm_rng_family)t->family, t->k};
+        uint64_t n = (uint64_t)t->k * CLPERM_RNG_FILL_STEPS * 2 + 5; /* two blocks and a bit */
+        uint32_t *got = malloc(n * 4);
+        cr_assert_eq(clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_U32, got, n, 99, 3), CLPERM_SUCCESS);
+        for (uint64_t block = 0; block * t->k * CLPERM_RNG_FILL_STEPS < n; block++) {
+            uint32_t s[64], b[64];
+            for (uint32_t j = 0; j < t->k; j++) {
+                uint64_t h = clperm_rng_mix64(99 ^ clperm_rng_mix64((3 + block) * 0x100u + j));
+                s[j] = (uint32_t)h | (j == 0);
+                b[j] = (uint32_t)(h >> 32);
+            }
+            for (uint64_t step = 0; step < CLPERM_RNG_FILL_STEPS; step++) {
+                literal_draw(t, s, b);
+                for (uint32_t j = 0; j < t->k; j++) {
+                    uint64_t idx = (block * CLPERM_RNG_FILL_STEPS + step) * t->k + j;
+                    if (idx < n)
+                        cr_assert_eq(got[idx], s[j], "family %d k %u: item %llu", t->family, t->k,
+                                     (unsigned long long)idx);
+                }
+            }
+        }
+        free(got);
+    }
+}
+
+Test(rng_host, known_answers) {
+    FILE *f = fopen(CLPERM_TEST_DATA_DIR "/rng_kat.txt", "r");
+    cr_assert(f, "cannot open rng_kat.txt");
+    char fam[32];
+    unsigned k;
+    unsigned long long seed, stream;
+    int lines = 0;
+    while (fscanf(f, "%31s %u %llx %llu", fam, &k, &seed, &stream) == 4) {
+        uint32_t want[16], got[16];
+        for (int i = 0; i < 16; i++) cr_assert_eq(fscanf(f, "%x", &want[i]), 1);
+        int family = 0;
+        const char *names[] = {"", "correlated", "three", "slowmem", "iterated", "buffered"};
+        for (int i = 1; i <= 5; i++)
+            if (!strcmp(fam, names[i])) family = i;
+        clperm_rng_spec spec = {(clperm_rng_family)family, k};
+        cr_assert_eq(clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_U32, got, 16, seed, stream), CLPERM_SUCCESS, "%s %u", fam, k);
+        cr_assert_eq(memcmp(got, want, sizeof got), 0, "%s k=%u differs from its known answer", fam, k);
+        for (size_t dev = 0; dev < test_device_count(); dev++) {
+            clperm_ctx *ctx = test_open(dev);
+            cl_mem d = test_buffer(ctx, sizeof got, NULL);
+            cr_assert_eq(clperm_rng_fill(ctx, &spec, CLPERM_RNG_OUT_U32, d, 16, seed, stream, 0, NULL, NULL), CLPERM_SUCCESS);
+            memset(got, 0, sizeof got);
+            cr_assert_eq(test_read(ctx, d, sizeof got, got), 0);
+            cr_assert_eq(memcmp(got, want, sizeof got), 0, "%s k=%u on %s", fam, k, test_device_label(ctx));
+            clReleaseMemObject(d);
+            clperm_ctx_free(ctx);
+        }
+        lines++;
+    }
+    fclose(f);
+    cr_assert_eq((size_t)lines, NTABLES, "rng_kat.txt has %d lines for %zu tables", lines, NTABLES);
+}
+
+Test(rng_host, conversions) {
+    clperm_rng_spec spec = {CLPERM_RNG_FAMILY_THREE, 8};
+    enum { N = 5000 };
+    uint32_t u[2 * N], fl[N];
+    uint64_t u64[N], db[N];
+    cr_assert_eq(clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_U32, u, N, 5, 0), CLPERM_SUCCESS);
+    cr_assert_eq(clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_FLOAT, fl, N, 5, 0), CLPERM_SUCCESS);
+    cr_assert_eq(clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_U64, u64, N, 5, 0), CLPERM_SUCCESS);
+    cr_assert_eq(clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_DOUBLE, db, N, 5, 0), CLPERM_SUCCESS);
+    double fsum = 0, dsum = 0;
+    for (int i = 0; i < N; i++) {
+        float f;
+        double d;
+        memcpy(&f, &fl[i], 4);
+        memcpy(&d, &db[i], 8);
+        cr_assert_eq((double)f, (double)(u[i] >> 8) * ldexp(1, -24), "float %d", i);
+        cr_assert_eq(d, (double)(u64[i] >> 11) * ldexp(1, -53), "double %d", i);
+        cr_assert(f >= 0 && f < 1 && d >= 0 && d < 1);
+        fsum += f;
+        dsum += d;
+    }
+    /* Means of 5000 uniforms: standard deviation 0.0041; 6 sigma. */
+    cr_assert(fabs(fsum / N - 0.5) < 0.025 && fabs(dsum / N - 0.5) < 0.025, "means %f %f", fsum / N, dsum / N);
+    uint32_t zero = 0, small = 0x100;
+    cr_assert_eq(clperm_rng_float_bits(zero), 0u);
+    float f;
+    uint32_t bits = clperm_rng_float_bits(small);
+    memcpy(&f, &bits, 4);
+    cr_assert_eq(f, ldexpf(1, -24));
+}
+
+/* Sizes around the block and k boundaries, primes, 2^k + 1 (a simulator gets a few). */
+#ifdef CLPERM_TEST_SMALL
+static const uint64_t sizes[] = {1, 9, 33, 2049};
+#define SMALL_K 16
+#else
+static const uint64_t sizes[] = {1, 2, 7, 8, 9, 31, 33, 63, 65, 97, 2047, 2049, 8191, 8193, 16385, 40009};
+#define SMALL_K 64
+#endif
+
+Test(rng, device_equals_host) {
+    for (size_t dev = 0; dev < test_device_count(); dev++) {
+        clperm_ctx *ctx = test_open(dev);
+        for (size_t t = 0; t < NTABLES; t++) {
+            if (tables[t].k > SMALL_K) continue;
+            clperm_rng_spec spec = {(clperm_rng_family)tables[t].family, tables[t].k};
+            for (int out = CLPERM_RNG_OUT_U32; out <= CLPERM_RNG_OUT_DOUBLE; out++) {
+                size_t es = out == CLPERM_RNG_OUT_U32 || out == CLPERM_RNG_OUT_FLOAT ? 4 : 8;
+                for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+                    uint64_t n = sizes[z];
+                    if (out != CLPERM_RNG_OUT_U32 && n > 9000) continue;
+                    void *want = malloc(n * es), *got = malloc(n * es + 8);
+                    uint64_t seed = test_seed() + z;
+                    cr_assert_eq(clperm_rng_fill_host(&spec, (clperm_rng_output)out, want, n, seed, 11), CLPERM_SUCCESS);
+                    memset(got, 0xA5, n * es + 8);
+                    cl_mem d = test_buffer(ctx, n * es + 8, got);
+                    cr_assert_eq(clperm_rng_fill(ctx, &spec, (clperm_rng_output)out, d, n, seed, 11, 0, NULL, NULL),
+                                 CLPERM_SUCCESS);
+                    cr_assert_eq(test_read(ctx, d, n * es + 8, got), 0);
+                    uint64_t diff = test_first_diff(want, got, n, es);
+                    cr_assert_eq(diff, n, "%s: family %d k %u output %d n %llu: item %llu differs", test_device_label(ctx),
+                                 spec.family, spec.k, out, (unsigned long long)n, (unsigned long long)diff);
+                    for (size_t b = 0; b < 8; b++) cr_assert_eq(((unsigned char *)got)[n * es + b], 0xA5, "wrote past n");
+                    clReleaseMemObject(d);
+                    free(want);
+                    free(got);
+                }
+            }
+        }
+        clperm_ctx_free(ctx);
+    }
+}
+
+/* A kernel of the user's own: four draws per work-item of every kind, through the device API. */
+static const char *user_kernel =
+    "__kernel void user_draws(__global uint *out, ulong seed) {\n"
+    "    __local uint words[64];\n"
+    "    clperm_rng r;\n"
+    "    clperm_rng_init(&r, words, seed, get_global_id(0) / CLPERM_RNG_K);\n"
+    "    uint a = clperm_rng_u32(&r);\n"
+    "    ulong b = clperm_rng_u64(&r);\n"
+    "    float c = clperm_rng_float(&r);\n"
+    "    size_t g = get_global_id(0);\n"
+    "    out[4 * g] = a; out[4 * g + 1] = (uint)(b >> 32); out[4 * g + 2] = (uint)b; out[4 * g + 3] = as_uint(c);\n"
+    "}\n";
+
+Test(rng, users_kernel_draws_the_host_streams) {
+    for (size_t dev = 0; dev < test_device_count(); dev++) {
+        clperm_ctx *ctx = test_open(dev);
+        for (size_t t = 0; t < NTABLES; t++) {
+            if (tables[t].k > SMALL_K) continue;
+            clperm_rng_spec spec = {(clperm_rng_family)tables[t].family, tables[t].k};
+            char opts[256];
+            cr_assert_eq(clperm_rng_build_options(ctx, &spec, opts, sizeof opts), CLPERM_SUCCESS);
+            size_t len;
+            const char *src[2] = {clperm_rng_device_source(&len), user_kernel};
+            size_t lens[2] = {len, strlen(user_kernel)};
+            cl_int err;
+            cl_context cctx = clperm_ctx_cl_context(ctx);
+            cl_program prog = clCreateProgramWithSource(cctx, 2, src, lens, &err);
+            cr_assert_eq(err, CL_SUCCESS);
+            cl_device_id device = clperm_ctx_cl_device(ctx);
+            err = clBuildProgram(prog, 1, &device, opts, NULL, NULL);
+            if (err != CL_SUCCESS) {
+                char log[8192] = "";
+                clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+                cr_assert_fail("build %s: %s", opts, log);
+            }
+            cl_kernel kern = clCreateKernel(prog, "user_draws", &err);
+            cr_assert_eq(err, CL_SUCCESS);
+            size_t local = 64, global = 128;
+            cl_mem d = test_buffer(ctx, global * 16, NULL);
+            cl_ulong seed = 4242;
+            clSetKernelArg(kern, 0, sizeof d, &d);
+            clSetKernelArg(kern, 1, sizeof seed, &seed);
+            cr_assert_eq(clEnqueueNDRangeKernel(clperm_ctx_cl_queue(ctx), kern, 1, NULL, &global, &local, 0, NULL, NULL),
+                         CL_SUCCESS);
+            uint32_t got[128 * 4];
+            cr_assert_eq(test_read(ctx, d, sizeof got, got), 0);
+            /* The host: stream g draws 4 times; a u64 is two draws, a float one. */
+            for (uint32_t g = 0; g < global / spec.k; g++) {
+                uint32_t want[4 * 64];
+                cr_assert_eq(clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_U32, want, 4 * (uint64_t)spec.k, seed, g),
+                             CLPERM_SUCCESS);
+                for (uint32_t j = 0; j < spec.k; j++) {
+                    uint32_t *o = &got[4 * (g * spec.k + j)];
+                    cr_assert_eq(o[0], want[j], "%s family %d k %u: u32", test_device_label(ctx), spec.family, spec.k);
+                    cr_assert_eq(o[1], want[spec.k + j]);
+                    cr_assert_eq(o[2], want[2 * spec.k + j]);
+                    cr_assert_eq(o[3], clperm_rng_float_bits(want[3 * spec.k + j]), "float");
+                }
+            }
+            clReleaseMemObject(d);
+            clReleaseKernel(kern);
+            clReleaseProgram(prog);
+        }
+        clperm_ctx_free(ctx);
+    }
+}
+
+Test(rng, bad_input_writes_nothing) {
+    for (size_t dev = 0; dev < test_device_count(); dev++) {
+        clperm_ctx *ctx = test_open(dev);
+        uint32_t init[64];
+        for (int i = 0; i < 64; i++) init[i] = 0xC0FFEE00u + (uint32_t)i;
+        cl_mem d = test_buffer(ctx, sizeof init, init);
+        clperm_rng_spec good = {CLPERM_RNG_FAMILY_THREE, 8}, badk = {CLPERM_RNG_FAMILY_THREE, 12},
+                        badf = {(clperm_rng_family)9, 8};
+        struct {
+            clperm_status want, got;
+        } c[] = {
+            {CLPERM_ERROR_INVALID_ARGUMENT, clperm_rng_fill(ctx, &badk, CLPERM_RNG_OUT_U32, d, 64, 1, 0, 0, NULL, NULL)},
+            {CLPERM_ERROR_INVALID_ARGUMENT, clperm_rng_fill(ctx, &badf, CLPERM_RNG_OUT_U32, d, 64, 1, 0, 0, NULL, NULL)},
+            {CLPERM_ERROR_INVALID_TYPE, clperm_rng_fill(ctx, &good, (clperm_rng_output)0, d, 64, 1, 0, 0, NULL, NULL)},
+            {CLPERM_ERROR_INVALID_TYPE, clperm_rng_fill(ctx, &good, (clperm_rng_output)5, d, 64, 1, 0, 0, NULL, NULL)},
+            {CLPERM_ERROR_BUFFER_TOO_SMALL, clperm_rng_fill(ctx, &good, CLPERM_RNG_OUT_U32, d, 65, 1, 0, 0, NULL, NULL)},
+            {CLPERM_ERROR_BUFFER_TOO_SMALL, clperm_rng_fill(ctx, &good, CLPERM_RNG_OUT_U64, d, 33, 1, 0, 0, NULL, NULL)},
+            {CLPERM_ERROR_INVALID_BUFFER, clperm_rng_fill(ctx, &good, CLPERM_RNG_OUT_U32, NULL, 64, 1, 0, 0, NULL, NULL)},
+            {CLPERM_ERROR_INVALID_EVENT_LIST, clperm_rng_fill(ctx, &good, CLPERM_RNG_OUT_U32, d, 64, 1, 0, 1, NULL, NULL)},
+            {CLPERM_ERROR_INVALID_CONTEXT, clperm_rng_fill(NULL, &good, CLPERM_RNG_OUT_U32, d, 64, 1, 0, 0, NULL, NULL)},
+            {CLPERM_SUCCESS, clperm_rng_fill(ctx, &good, CLPERM_RNG_OUT_U32, d, 0, 1, 0, 0, NULL, NULL)},
+            {CLPERM_ERROR_INVALID_ARGUMENT, clperm_rng_fill_host(NULL, CLPERM_RNG_OUT_U32, init, 4, 1, 0)},
+            {CLPERM_ERROR_INVALID_ARGUMENT, clperm_rng_fill_host(&good, CLPERM_RNG_OUT_U32, NULL, 4, 1, 0)},
+            {CLPERM_ERROR_INVALID_ARGUMENT, clperm_rng_build_options(ctx, &badk, (char[8]){0}, 8)},
+            {CLPERM_ERROR_BUFFER_TOO_SMALL, clperm_rng_build_options(ctx, &good, (char[8]){0}, 8)},
+        };
+        for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+            cr_assert_eq(c[i].got, c[i].want, "case %zu: %s, want %s", i, clperm_status_name(c[i].got),
+                         clperm_status_name(c[i].want));
+        uint32_t got[64];
+        cr_assert_eq(test_read(ctx, d, sizeof got, got), 0);
+        cr_assert_eq(memcmp(got, init, sizeof got), 0, "a failed call wrote to the buffer");
+        clperm_rng_spec def;
+        cr_assert_eq(clperm_rng_default(ctx, &def), CLPERM_SUCCESS);
+        cr_assert(clperm_rng_state_bits(&def) >= 256, "default family %d k %u", def.family, def.k);
+        clReleaseMemObject(d);
+        clperm_ctx_free(ctx);
+    }
+}
