@@ -76,8 +76,8 @@ static void usage(FILE *f) {
           "                    Default: 2^10,2^14,2^18,2^22,2^24,2^24+1.\n"
           "  --full            sizes 2^10 .. 2^28, every second power of two, and 2^28 itself.\n"
           "  --ops LIST        only these operations: scan_exclusive, scan_inclusive, reduce_sum,\n"
-          "                    shuffle, sort_segments, partition (copy and gather bounds always\n"
-          "                    run).\n"
+          "                    shuffle, sort_segments, partition, rng (copy and gather bounds\n"
+          "                    always run).\n"
           "  --reps N          timed runs per figure (default 7); --warmup N runs before (default 2).\n"
           "  --set NAME=VALUE  set a tunable on every device: scan_algorithm, sg_impl, sg_width,\n"
           "                    scan_wg_size, scan_items, disk_cache, shuffle_kernel,\n"
@@ -96,6 +96,11 @@ static void usage(FILE *f) {
           "8 bits of the key (a radix-sort step) with the same tiles. \"of copy\" compares bytes\n"
           "moved (8 per key) with the device's copy.\n"
           "  --segments LIST   segment sizes of the sort rows (default 512,1024,2048).\n"
+          "Generator rows (op rng): rng_fill writes n u32 with clperm_rng_fill for every shipped\n"
+          "generator (family and k), Random123's Philox4x32-10 (when built with librandom123-dev)\n"
+          "and the host's single-thread xoshiro256**; \"of copy\" compares the bytes written (4 per\n"
+          "number) with the copy. At the last size, rng_inkernel rows draw n numbers inside a\n"
+          "kernel, consumed in registers (256 per work-item), through the device API.\n"
           "  --no-host         skip the host's single-thread reference rows.\n"
           "  --no-verify       do not check results against the host's (scan, shuffle, sort).\n"
           "  --json            one JSON object per line instead of the table.\n"
@@ -392,6 +397,41 @@ static int sort_rows(const bench_opts *o, bench_dev *d, uint64_t n, const bench_
     return failures;
 }
 
+static const char *const rng_family_names[] = {"", "correlated", "three", "slowmem", "iterated", "buffered"};
+
+/* Generator rows at size n: a fill of n u32 by every shipped generator, Random123's Philox peer,
+ * and (at the last size only: each builds a program) the in-kernel rates. Returns failures. */
+static int rng_rows(const bench_opts *o, bench_dev *d, uint64_t n, int last, const bench_row *bounds, bench_row *rows,
+                    size_t *nrows) {
+    int failures = 0;
+    char err[256] = "";
+    if (!op_selected(o, "rng")) return 0;
+    for (int inkernel = 0; inkernel <= last; inkernel++)
+        for (int f = 0; f <= 5; f++)
+            for (uint32_t k = 8; k <= 64; k *= 2) {
+                clperm_rng_spec spec = {(clperm_rng_family)f, k};
+                if (f == 0 ? k != 8 : !clperm_rng_state_bits(&spec)) continue;
+                char variant[32];
+                if (f) snprintf(variant, sizeof variant, "%s-k%u", rng_family_names[f], k);
+                else snprintf(variant, sizeof variant, "philox4x32-10");
+                const char *op = inkernel ? "rng_inkernel" : "rng_fill";
+                fprintf(stderr, ", %s %s", op, variant);
+                fflush(stderr);
+                double t = inkernel ? bench_rng_inkernel(d, f ? &spec : NULL, n, &o->timing, err, sizeof err)
+                           : f      ? bench_rng_fill(d, &spec, n, &o->timing, o->verify, err, sizeof err)
+                                    : bench_philox_fill(d, n, &o->timing, err, sizeof err);
+                if (t < 0) {
+                    fprintf(stderr, " %s: %s\n  ", f ? "FAILED" : "skipped", err);
+                    failures += f != 0;
+                    continue;
+                }
+                bench_row *r = add_row(rows, nrows, bench_dev_profile(d), op, variant, "u32", n, 4, t, inkernel ? 0 : 4);
+                if (!r) return failures;
+                finish_row(o, r, bounds, 0);
+            }
+    return failures;
+}
+
 /* Returns the number of measurements that failed. */
 static int bench_device(const bench_opts *o, const char *selector, int index, int count, bench_row *rows,
                         size_t *nrows) {
@@ -466,6 +506,7 @@ static int bench_device(const bench_opts *o, const char *selector, int index, in
             finish_row(o, r, &bounds, extra);
         }
         failures += sort_rows(o, d, n, &bounds, rows, nrows);
+        failures += rng_rows(o, d, n, s == o->nsizes - 1, &bounds, rows, nrows);
         fprintf(stderr, "\n");
     }
     bench_dev_close(d);
@@ -507,6 +548,10 @@ int bench_main(int argc, char **argv) {
     if (o.host && op_selected(&o, "shuffle")) {
         fprintf(stderr, "host: single-thread Fisher-Yates shuffle of u64\n");
         host_rows(&o, rows, &nrows, bench_host_fisher_yates, "shuffle", "host-fisher-yates", "u64", 8, 16);
+    }
+    if (o.host && op_selected(&o, "rng")) {
+        fprintf(stderr, "host: single-thread xoshiro256** fill of u32\n");
+        host_rows(&o, rows, &nrows, bench_host_xoshiro, "rng_fill", "host-xoshiro256**", "u32", 4, 4);
     }
     int rc = failures ? 1 : 0;
     if (failures) fprintf(stderr, "clperm bench: %d measurement(s) failed\n", failures);

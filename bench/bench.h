@@ -61,6 +61,15 @@ double bench_sort(bench_dev *d, clperm_tile_sort algorithm, uint64_t segment, un
 /* The host's single-thread exclusive scan of n u32. */
 double bench_host_scan(uint64_t n, const bench_timing *t);
 
+/* Generators: a fill of n u32 by clperm_rng_fill; n numbers drawn and consumed inside a kernel
+ * (spec NULL: Random123's Philox4x32-10); Philox's fill; the host's single-thread xoshiro256**. */
+double bench_rng_fill(bench_dev *d, const clperm_rng_spec *spec, uint64_t n, const bench_timing *t, int verify,
+                      char *err, size_t errcap);
+double bench_rng_inkernel(bench_dev *d, const clperm_rng_spec *spec, uint64_t n, const bench_timing *t, char *err,
+                          size_t errcap);
+double bench_philox_fill(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
+double bench_host_xoshiro(uint64_t n, const bench_timing *t);
+
 /* Draws PNG figures of throughput against size with gnuplot; 0 on success. */
 int bench_plot(const char *dir, const bench_row *rows, size_t nrows, char *err, size_t errcap);
 

@@ -617,3 +617,189 @@ double bench_sort(bench_dev *d, clperm_tile_sort algorithm, uint64_t segment, un
     free(got);
     return s;
 }
+
+/* ---- generators ------------------------------------------------------------------------------ */
+
+typedef struct rng_run {
+    clperm_rng_spec spec;
+    uint64_t n;
+    cl_kernel kernel; /* in-kernel rows and the Philox peer */
+    size_t global, local;
+} rng_run;
+
+static cl_int run_rng_fill(bench_dev *d, void *arg) {
+    rng_run *r = arg;
+    return clperm_rng_fill(d->ctx, &r->spec, CLPERM_RNG_OUT_U32, d->a, r->n, 0x5eed0006, 0, 0, NULL, NULL);
+}
+
+static cl_int run_rng_kernel(bench_dev *d, void *arg) {
+    rng_run *r = arg;
+    return clEnqueueNDRangeKernel(d->queue, r->kernel, 1, NULL, &r->global, &r->local, 0, NULL, NULL);
+}
+
+/* Fill of n u32 into buffer a; up to 2^22 numbers the result is checked against the host's. */
+double bench_rng_fill(bench_dev *d, const clperm_rng_spec *spec, uint64_t n, const bench_timing *t, int verify,
+                      char *err, size_t errcap) {
+    rng_run r = {*spec, n, NULL, 0, 0};
+    double s = timed(d, run_rng_fill, &r, t, err, errcap);
+    d->filled = 0;
+    if (s >= 0 && verify && n <= (UINT64_C(1) << 22)) {
+        uint32_t *want = malloc((size_t)n * 4), *got = malloc((size_t)n * 4);
+        if (!want || !got || clperm_rng_fill_host(spec, CLPERM_RNG_OUT_U32, want, n, 0x5eed0006, 0) != CLPERM_SUCCESS ||
+            clEnqueueReadBuffer(d->queue, d->a, CL_TRUE, 0, (size_t)n * 4, got, 0, NULL, NULL) != CL_SUCCESS ||
+            memcmp(want, got, (size_t)n * 4) != 0) {
+            snprintf(err, errcap, "differs from the host's fill");
+            s = -1;
+        }
+        free(want);
+        free(got);
+    }
+    return s;
+}
+
+/* Numbers drawn inside a kernel and consumed in registers: each work-item draws `draws` numbers
+ * and writes their xor, so the figure is the generator's own rate. With spec NULL the peer:
+ * Random123's Philox4x32-10, four numbers per call (when the build found Random123). */
+#define RNG_DRAWS 256
+static const char *rng_inkernel_src =
+    "__kernel void bench_rng_inkernel(__global uint *out, ulong seed) {\n"
+    "    __local uint words[BENCH_WG];\n"
+    "    clperm_rng r;\n"
+    "    clperm_rng_init(&r, words, seed, get_global_id(0) / CLPERM_RNG_K);\n"
+    "    uint acc = 0;\n"
+    "    for (int i = 0; i < BENCH_DRAWS; i++) acc ^= clperm_rng_u32(&r);\n"
+    "    out[get_global_id(0)] = acc;\n"
+    "}\n";
+static const char *philox_src =
+    "#include <Random123/philox.h>\n"
+    "__kernel void bench_philox_fill(__global uint4 *out, ulong n4, ulong seed) {\n"
+    "    ulong i = get_global_id(0);\n"
+    "    if (i >= n4) return;\n"
+    "    philox4x32_key_t k = {{(uint)seed, (uint)(seed >> 32)}};\n"
+    "    philox4x32_ctr_t c = {{(uint)i, (uint)(i >> 32), 0, 0}};\n"
+    "    philox4x32_ctr_t v = philox4x32(c, k);\n"
+    "    out[i] = (uint4)(v.v[0], v.v[1], v.v[2], v.v[3]);\n"
+    "}\n"
+    "__kernel void bench_rng_inkernel(__global uint *out, ulong seed) {\n"
+    "    ulong g = get_global_id(0);\n"
+    "    philox4x32_key_t k = {{(uint)seed, (uint)(seed >> 32)}};\n"
+    "    philox4x32_ctr_t c = {{(uint)g, (uint)(g >> 32), 0, 0}};\n"
+    "    uint acc = 0;\n"
+    "    for (int i = 0; i < BENCH_DRAWS / 4; i++) {\n"
+    "        c.v[2] = i;\n"
+    "        philox4x32_ctr_t v = philox4x32(c, k);\n"
+    "        acc ^= v.v[0] ^ v.v[1] ^ v.v[2] ^ v.v[3];\n"
+    "    }\n"
+    "    out[g] = acc;\n"
+    "}\n";
+
+static cl_program rng_program(bench_dev *d, const clperm_rng_spec *spec, size_t wg, char *err, size_t errcap) {
+    char opts[512] = "";
+    const char *texts[2];
+    size_t lens[2];
+    int count = 0;
+    if (spec) {
+        if (clperm_rng_build_options(d->ctx, spec, opts, sizeof opts) != CLPERM_SUCCESS) {
+            snprintf(err, errcap, "no generator %d k=%u", spec->family, spec->k);
+            return NULL;
+        }
+        texts[count] = clperm_rng_device_source(&lens[count]);
+        count++;
+        texts[count] = rng_inkernel_src;
+    } else {
+#ifdef CLPERM_BENCH_RANDOM123
+        snprintf(opts, sizeof opts, "-I%s", CLPERM_BENCH_RANDOM123);
+        texts[count] = philox_src;
+#else
+        (void)philox_src;
+        snprintf(err, errcap, "built without Random123 (librandom123-dev)");
+        return NULL;
+#endif
+    }
+    lens[count] = strlen(texts[count]);
+    count++;
+    size_t used = strlen(opts);
+    snprintf(opts + used, sizeof opts - used, " -DBENCH_WG=%zu -DBENCH_DRAWS=%d", wg, RNG_DRAWS);
+    cl_int e;
+    cl_program prog = clCreateProgramWithSource(d->context, (cl_uint)count, texts, lens, &e);
+    cl_device_id dev = clperm_ctx_cl_device(d->ctx);
+    if (prog) e = clBuildProgram(prog, 1, &dev, opts, NULL, NULL);
+    if (e != CL_SUCCESS) {
+        snprintf(err, errcap, "building the in-kernel benchmark: %s", clperm_status_name(e));
+        if (prog) clReleaseProgram(prog);
+        return NULL;
+    }
+    return prog;
+}
+
+/* In-kernel rate: n numbers drawn (n / RNG_DRAWS work-items). spec NULL: the Philox peer. */
+double bench_rng_inkernel(bench_dev *d, const clperm_rng_spec *spec, uint64_t n, const bench_timing *t, char *err,
+                          size_t errcap) {
+    size_t wg = 256;
+    if (spec && wg % spec->k) wg = spec->k;
+    cl_program prog = rng_program(d, spec, wg, err, errcap);
+    if (!prog) return -1;
+    cl_int e;
+    cl_kernel k = clCreateKernel(prog, "bench_rng_inkernel", &e);
+    cl_ulong seed = 0x5eed0007;
+    if (e == CL_SUCCESS) e = clSetKernelArg(k, 0, sizeof d->a, &d->a);
+    if (e == CL_SUCCESS) e = clSetKernelArg(k, 1, sizeof seed, &seed);
+    double s = -1;
+    if (e == CL_SUCCESS) {
+        uint64_t items = n / RNG_DRAWS;
+        rng_run r = {{0, 0}, n, k, (size_t)((items + wg - 1) / wg * wg), wg};
+        s = timed(d, run_rng_kernel, &r, t, err, errcap);
+    } else {
+        snprintf(err, errcap, "%s", clperm_status_name(e));
+    }
+    d->filled = 0;
+    if (k) clReleaseKernel(k);
+    clReleaseProgram(prog);
+    return s;
+}
+
+/* The Philox peer's fill of n u32 (n a multiple of 4 rounded up). */
+double bench_philox_fill(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
+    cl_program prog = rng_program(d, NULL, 256, err, errcap);
+    if (!prog) return -1;
+    cl_int e;
+    cl_kernel k = clCreateKernel(prog, "bench_philox_fill", &e);
+    cl_ulong n4 = (n + 3) / 4, seed = 0x5eed0008;
+    if (e == CL_SUCCESS) e = clSetKernelArg(k, 0, sizeof d->a, &d->a);
+    if (e == CL_SUCCESS) e = clSetKernelArg(k, 1, sizeof n4, &n4);
+    if (e == CL_SUCCESS) e = clSetKernelArg(k, 2, sizeof seed, &seed);
+    double s = -1;
+    if (e == CL_SUCCESS) {
+        rng_run r = {{0, 0}, n, k, (size_t)((n4 + 255) / 256 * 256), 256};
+        s = timed(d, run_rng_kernel, &r, t, err, errcap);
+    } else {
+        snprintf(err, errcap, "%s", clperm_status_name(e));
+    }
+    d->filled = 0;
+    if (k) clReleaseKernel(k);
+    clReleaseProgram(prog);
+    return s;
+}
+
+/* The host's single-thread xoshiro256** filling n u32, both halves of each 64-bit output. */
+double bench_host_xoshiro(uint64_t n, const bench_timing *t) {
+    uint32_t *out = malloc((size_t)n * 4 + 4);
+    if (!out) return -1;
+    double samples[256];
+    int reps = t->reps < 1 ? 1 : (t->reps > 256 ? 256 : t->reps);
+    uint64_t s[4] = {1, 2, 3, 4};
+    for (int i = -t->warmup; i < reps; i++) {
+        double t0 = now();
+        for (uint64_t j = 0; j < n; j += 2) {
+            uint64_t v = xoshiro_next(s);
+            out[j] = (uint32_t)v;
+            out[j + 1] = (uint32_t)(v >> 32);
+        }
+        double t1 = now();
+        if (i >= 0) samples[i] = t1 - t0;
+    }
+    volatile uint32_t sink = out[n / 2];
+    (void)sink;
+    free(out);
+    return median(samples, reps);
+}

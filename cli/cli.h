@@ -4,5 +4,6 @@
 
 int devices_main(int argc, char **argv);
 int quality_main(int argc, char **argv);
+int rng_main(int argc, char **argv);
 
 #endif

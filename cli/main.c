@@ -20,6 +20,8 @@ static void usage(FILE *f) {
             "                     random-gather rates; `clperm bench --help` lists the options\n"
             "  quality [options]  the paper's statistical tests (chi-squared at n = 5, MMD) on a\n"
             "                     sample of permutations; `clperm quality --help` lists the options\n"
+            "  rng [options]      a generator's raw output for dieharder (--raw), known-answer\n"
+            "                     vectors (--kat), the shipped tables (--list); `clperm rng --help`\n"
             "  version            print the version\n"
             "  help               this text\n"
             "\n"
@@ -40,6 +42,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "devices")) return devices_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return bench_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "quality")) return quality_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "rng")) return rng_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
         printf("clperm %s\n", clperm_version());
         return 0;
