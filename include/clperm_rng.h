@@ -76,7 +76,11 @@ typedef uint32_t clperm_rng_uint;
 #define CLPERM_RNG_PASSES(family) ((family) == CLPERM_RNG_ITERATED ? 2 : 1)
 
 CLPERM_RNG_FN clperm_rng_uint clperm_rng__rotr(clperm_rng_uint x, clperm_rng_uint r) {
+#ifdef __OPENCL_C_VERSION__
+    return rotate(x, (32u - r) & 31u); /* the built-in left rotation */
+#else
     return r ? (x >> r) | (x << (32u - r)) : x;
+#endif
 }
 
 /* The new value of one word from the old state s (one pass; pass 1 is ITERATED's second), reading
