@@ -732,22 +732,17 @@ static cl_program rng_program(bench_dev *d, const clperm_rng_spec *spec, size_t 
     return prog;
 }
 
-/* In-kernel rate: n numbers drawn (n / RNG_DRAWS work-items). spec NULL: the Philox peer. */
-double bench_rng_inkernel(bench_dev *d, const clperm_rng_spec *spec, uint64_t n, const bench_timing *t, char *err,
-                          size_t errcap) {
-    size_t wg = 256;
-    if (spec && wg % spec->k) wg = spec->k;
-    cl_program prog = rng_program(d, spec, wg, err, errcap);
-    if (!prog) return -1;
+/* Times kernel `name` of prog (released here) on `items` work-items in groups of wg, with buffer a
+ * and then the ulong arguments args[0 .. nargs). */
+static double time_kernel(bench_dev *d, cl_program prog, const char *name, const cl_ulong *args, int nargs,
+                          uint64_t items, size_t wg, const bench_timing *t, char *err, size_t errcap) {
     cl_int e;
-    cl_kernel k = clCreateKernel(prog, "bench_rng_inkernel", &e);
-    cl_ulong seed = 0x5eed0007;
+    cl_kernel k = clCreateKernel(prog, name, &e);
     if (e == CL_SUCCESS) e = clSetKernelArg(k, 0, sizeof d->a, &d->a);
-    if (e == CL_SUCCESS) e = clSetKernelArg(k, 1, sizeof seed, &seed);
+    for (int i = 0; i < nargs && e == CL_SUCCESS; i++) e = clSetKernelArg(k, (cl_uint)i + 1, sizeof args[i], &args[i]);
     double s = -1;
     if (e == CL_SUCCESS) {
-        uint64_t items = n / RNG_DRAWS;
-        rng_run r = {{0, 0}, n, k, (size_t)((items + wg - 1) / wg * wg), wg};
+        rng_run r = {{0, 0}, 0, k, (size_t)((items + wg - 1) / wg * wg), wg};
         s = timed(d, run_rng_kernel, &r, t, err, errcap);
     } else {
         snprintf(err, errcap, "%s", clperm_status_name(e));
@@ -758,27 +753,23 @@ double bench_rng_inkernel(bench_dev *d, const clperm_rng_spec *spec, uint64_t n,
     return s;
 }
 
+/* In-kernel rate: n numbers drawn (n / RNG_DRAWS work-items). spec NULL: the Philox peer. */
+double bench_rng_inkernel(bench_dev *d, const clperm_rng_spec *spec, uint64_t n, const bench_timing *t, char *err,
+                          size_t errcap) {
+    size_t wg = 256;
+    if (spec && wg % spec->k) wg = spec->k;
+    cl_program prog = rng_program(d, spec, wg, err, errcap);
+    if (!prog) return -1;
+    cl_ulong seed = 0x5eed0007;
+    return time_kernel(d, prog, "bench_rng_inkernel", &seed, 1, n / RNG_DRAWS, wg, t, err, errcap);
+}
+
 /* The Philox peer's fill of n u32 (n a multiple of 4 rounded up). */
 double bench_philox_fill(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
     cl_program prog = rng_program(d, NULL, 256, err, errcap);
     if (!prog) return -1;
-    cl_int e;
-    cl_kernel k = clCreateKernel(prog, "bench_philox_fill", &e);
-    cl_ulong n4 = (n + 3) / 4, seed = 0x5eed0008;
-    if (e == CL_SUCCESS) e = clSetKernelArg(k, 0, sizeof d->a, &d->a);
-    if (e == CL_SUCCESS) e = clSetKernelArg(k, 1, sizeof n4, &n4);
-    if (e == CL_SUCCESS) e = clSetKernelArg(k, 2, sizeof seed, &seed);
-    double s = -1;
-    if (e == CL_SUCCESS) {
-        rng_run r = {{0, 0}, n, k, (size_t)((n4 + 255) / 256 * 256), 256};
-        s = timed(d, run_rng_kernel, &r, t, err, errcap);
-    } else {
-        snprintf(err, errcap, "%s", clperm_status_name(e));
-    }
-    d->filled = 0;
-    if (k) clReleaseKernel(k);
-    clReleaseProgram(prog);
-    return s;
+    cl_ulong args[2] = {(n + 3) / 4, 0x5eed0008};
+    return time_kernel(d, prog, "bench_philox_fill", args, 2, args[0], 256, t, err, errcap);
 }
 
 /* The host's single-thread xoshiro256** filling n u32, both halves of each 64-bit output. */

@@ -856,10 +856,11 @@ int main(int argc, char **argv) {
             fprintf(help ? stdout : stderr,
                     "usage: rng_search --factors FILE --check-factors | --selftest | --prove-tables\n"
                     "       rng_search --factors FILE --family F --k K [--seed S] [--tries N] [--keep M]\n"
-                    "                  [--streams J] [--no-score]\n"
+                    "                  [--streams J] [--no-score] [--per-word-shifts]\n"
                     "  F: correlated three slowmem iterated buffered (correlated-shift: Listing 2 as written)\n"
                     "  K: 8 16 32 64. Scores the first M full-period candidates (default 1) and prints the\n"
-                    "  best as a table entry for clperm_rng_tables.h; --streams J scores streams 0..J-1 only.\n");
+                    "  best as a table entry for clperm_rng_tables.h; --streams J scores streams 0..J-1 only;\n"
+                    "  --per-word-shifts draws both shifts per word instead of as the listings do.\n");
             return help ? 0 : 2;
         }
     }
