@@ -156,7 +156,8 @@ static int parse_set(const char *s, bench_opts *o) {
                  {"scan_items", CLPERM_PARAM_SCAN_ITEMS},         {"disk_cache", CLPERM_PARAM_DISK_CACHE},
                  {"shuffle_kernel", CLPERM_PARAM_SHUFFLE_KERNEL}, {"shuffle_wg_size", CLPERM_PARAM_SHUFFLE_WG_SIZE},
                  {"shuffle_items", CLPERM_PARAM_SHUFFLE_ITEMS},
-                 {"sort_width", CLPERM_PARAM_SORT_WIDTH},          {"sort_tiles", CLPERM_PARAM_SORT_TILES}};
+                 {"sort_width", CLPERM_PARAM_SORT_WIDTH},          {"sort_tiles", CLPERM_PARAM_SORT_TILES},
+                 {"rng_kernel", CLPERM_PARAM_RNG_KERNEL}};
     const char *eq = strchr(s, '=');
     if (!eq || o->nsets == BENCH_MAX_SETS) return -1;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)

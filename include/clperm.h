@@ -240,7 +240,11 @@ typedef enum clperm_param {
     /* Tile sorts: tiles per work-group, a power of two 1..64; 0 auto: enough tiles of w
      * work-items to fill 32 lanes (it depends on the tile, so clperm_ctx_get_param returns 0;
      * clperm_sort_tile_shape reports the count used).                                       */
-    CLPERM_PARAM_SORT_TILES = 13
+    CLPERM_PARAM_SORT_TILES = 13,
+    /* Generator fills: 0 auto, 1 work-group (k work-items share each generator in local
+     * memory; GPUs), 2 serial (one work-item per generator, state in private memory; CPUs).
+     * Both give the same items.                                                             */
+    CLPERM_PARAM_RNG_KERNEL = 14
 } clperm_param;
 
 CLPERM_API clperm_status clperm_ctx_set_param(clperm_ctx *ctx, clperm_param param, int value);
@@ -579,6 +583,33 @@ CLPERM_API clperm_status clperm_rng_fill(clperm_ctx *ctx, const clperm_rng_spec 
 /* The same fill on the host: bit for bit what every device writes. spec must be given. */
 CLPERM_API clperm_status clperm_rng_fill_host(const clperm_rng_spec *spec, clperm_rng_output output, void *dst,
                                               uint64_t n, uint64_t seed, uint64_t stream);
+
+/* ---- states and jump-ahead, on the host ----
+ * A state is clperm_rng_state_bits(spec) / 32 words: the k words of the generator (word j is
+ * work-item j's), then, for the buffered family, the k registers. Every state except zero lies
+ * on the one cycle of length 2^n - 1. A "draw" updates all k words once (ITERATED: both passes);
+ * kernels load and save states with clperm_rng_load and clperm_rng_save (clperm_rng.h). */
+
+/* The state stream `stream` of `seed` starts from: the one clperm_rng_init and the fills use. */
+CLPERM_API clperm_status clperm_rng_seed_host(const clperm_rng_spec *spec, uint64_t seed, uint64_t stream,
+                                              uint32_t *state);
+
+/* Advances state by `draws` draws; out (NULL: discard) gets the k words of each, draw by draw. */
+CLPERM_API clperm_status clperm_rng_draw_host(const clperm_rng_spec *spec, uint32_t *state, uint32_t *out,
+                                              uint64_t draws);
+
+/* Advances state by 2^log2_draws draws (the state times A^(2^log2_draws)): x^(2^j) modulo the
+ * characteristic polynomial (found by Berlekamp-Massey), applied in n draws. log2_draws is
+ * taken modulo n, since A^(2^n) = A. Cost: 4 ms at n = 1024 and log2_draws = 64, 20 ms at
+ * 1023; 0.8 s at n = 4096 and 4095 (one x86 core). */
+CLPERM_API clperm_status clperm_rng_jump_host(const clperm_rng_spec *spec, uint32_t *state, uint32_t log2_draws);
+
+/* `count` states spaced 2^log2_spacing draws apart, from the seeded state of (seed, stream):
+ * states[i] = A^(i * 2^log2_spacing) times that state (count * state words in all). While
+ * count * 2^log2_spacing <= 2^n - 1, the first 2^log2_spacing draws of the streams are disjoint
+ * stretches of the cycle: no stream overlaps another. */
+CLPERM_API clperm_status clperm_rng_states_host(const clperm_rng_spec *spec, uint64_t seed, uint64_t stream,
+                                                uint32_t log2_spacing, uint64_t count, uint32_t *states);
 
 /* For users' kernels: the device-side source (the tables and clperm_rng.h) to put before their
  * own, and the build options that select `spec` (NULL: default) on the context's device, with

@@ -83,30 +83,37 @@ CLPERM_RNG_FN clperm_rng_uint clperm_rng__rotr(clperm_rng_uint x, clperm_rng_uin
 #endif
 }
 
-/* The new value of one word from the old state s (one pass; pass 1 is ITERATED's second), reading
- * and updating the word's buffer register b (BUFFERED only). Every word of a step must be computed
- * from the same old state before any is written. */
-CLPERM_RNG_FN clperm_rng_uint clperm_rng_word(int family, clperm_rng_ulong p, int pass,
-                                             const CLPERM_RNG_SPACE clperm_rng_uint *s,
-                                             clperm_rng_uint *b) {
-    clperm_rng_uint q0 = pass ? CLPERM_RNG_Q2(p) : CLPERM_RNG_Q0(p);
-    clperm_rng_uint q1 = pass ? CLPERM_RNG_Q3(p) : CLPERM_RNG_Q1(p);
+/* The new value of one word from the words it reads, t0 = s[q0], t1 = s[q1] and t2 = s[q2] of the
+ * old state s (one pass; pass 1 is ITERATED's second, which reads q2 and q3 as its t0 and t1),
+ * reading and updating the word's buffer register b (BUFFERED only). */
+CLPERM_RNG_FN clperm_rng_uint clperm_rng_combine(int family, clperm_rng_ulong p, int pass, clperm_rng_uint t0,
+                                                clperm_rng_uint t1, clperm_rng_uint t2, clperm_rng_uint *b) {
     clperm_rng_uint z0 = pass ? CLPERM_RNG_Z2(p) : CLPERM_RNG_Z0(p);
     clperm_rng_uint z1 = pass ? CLPERM_RNG_Z3(p) : CLPERM_RNG_Z1(p);
-    clperm_rng_uint t0 = s[q0], t1 = s[q1];
     clperm_rng_uint acc = t0 << z0;
     if (family == CLPERM_RNG_CORRELATED || family == CLPERM_RNG_ITERATED) {
         acc ^= clperm_rng__rotr(t1, z1);
     } else {
         acc ^= t1 >> z1;
-        if (family == CLPERM_RNG_THREE) acc ^= s[CLPERM_RNG_Q2(p)];
+        if (family == CLPERM_RNG_THREE) acc ^= t2;
         if (family == CLPERM_RNG_SLOWMEM) acc ^= t0 ^ t1;
         if (family == CLPERM_RNG_BUFFERED) {
             acc ^= *b;
-            *b = s[CLPERM_RNG_Q2(p)];
+            *b = t2;
         }
     }
     return acc;
+}
+
+/* The new value of one word from the old state s. Every word of a step must be computed from the
+ * same old state before any is written. */
+CLPERM_RNG_FN clperm_rng_uint clperm_rng_word(int family, clperm_rng_ulong p, int pass,
+                                             const CLPERM_RNG_SPACE clperm_rng_uint *s,
+                                             clperm_rng_uint *b) {
+    clperm_rng_uint q0 = pass ? CLPERM_RNG_Q2(p) : CLPERM_RNG_Q0(p);
+    clperm_rng_uint q1 = pass ? CLPERM_RNG_Q3(p) : CLPERM_RNG_Q1(p);
+    clperm_rng_uint t2 = family == CLPERM_RNG_THREE || family == CLPERM_RNG_BUFFERED ? s[CLPERM_RNG_Q2(p)] : 0;
+    return clperm_rng_combine(family, p, pass, s[q0], s[q1], t2, b);
 }
 
 /* SplitMix64 (Steele, Lea, Flood): the seeding mixer. */
@@ -174,6 +181,10 @@ CLPERM_RNG_FN clperm_rng_ulong clperm_rng_double_bits(clperm_rng_ulong u) {
  * work-item j is word j of the states after each update; the same (seed, stream, family, k) gives
  * the same words on every device and in clperm_rng_fill_host. Local memory: k words per generator
  * (4k bytes); the buffered family keeps its other k words in registers.
+ *
+ * To carry a generator across launches, or to start streams spaced provably apart (the host's
+ * clperm_rng_states_host, by jump-ahead), use clperm_rng_load instead of clperm_rng_init and
+ * clperm_rng_save at the end: one saved state per generator, k words (2k for the buffered family).
  */
 #ifdef __OPENCL_C_VERSION__
 #if defined(CLPERM_RNG_FAMILY) && defined(CLPERM_RNG_K)
@@ -205,6 +216,26 @@ inline void clperm_rng_init(clperm_rng *r, __local uint *words, ulong seed, ulon
     CLPERM_RNG_SYNC(); /* the words may have been in use */
     r->s[r->j] = w;
     CLPERM_RNG_SYNC();
+}
+
+/* Starts from a saved state instead of a seed: `state` holds the generator's k words (then its k
+ * buffer registers for the buffered family), as clperm_rng_save writes them or the host's
+ * clperm_rng_states_host computes them. Every work-item of the generator passes the same pointer. */
+inline void clperm_rng_load(clperm_rng *r, __local uint *words, __global const uint *state) {
+    r->j = (uint)get_local_id(0) % CLPERM_RNG_K;
+    r->s = words + ((uint)get_local_id(0) - r->j);
+    r->p = clperm_rng_table[r->j];
+    r->b = CLPERM_RNG_FAMILY == CLPERM_RNG_BUFFERED ? state[CLPERM_RNG_K + r->j] : 0;
+    uint w = state[r->j];
+    CLPERM_RNG_SYNC();
+    r->s[r->j] = w;
+    CLPERM_RNG_SYNC();
+}
+
+/* Writes the generator's state for a later clperm_rng_load (every work-item writes its own words). */
+inline void clperm_rng_save(const clperm_rng *r, __global uint *state) {
+    state[r->j] = r->s[r->j];
+    if (CLPERM_RNG_FAMILY == CLPERM_RNG_BUFFERED) state[CLPERM_RNG_K + r->j] = r->b;
 }
 
 inline uint clperm_rng_u32(clperm_rng *r) {

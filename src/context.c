@@ -200,6 +200,7 @@ clperm_status clperm_param_bounds(clperm_param param, int *lo, int *hi) {
     case CLPERM_PARAM_SHUFFLE_ITEMS: l = 1, h = 65536; break;
     case CLPERM_PARAM_SORT_WIDTH: l = 1, h = 64; break;
     case CLPERM_PARAM_SORT_TILES: l = 1, h = 64; break;
+    case CLPERM_PARAM_RNG_KERNEL: l = 1, h = 2; break;
     default: return CLPERM_ERROR_INVALID_PARAM;
     }
     *lo = l;
@@ -315,6 +316,7 @@ clperm_status clperm_ctx_get_param(const clperm_ctx *ctx, clperm_param param, in
     case CLPERM_PARAM_SHUFFLE_WG_SIZE: v = clperm__shuffle_wg_size(c); break;
     case CLPERM_PARAM_SHUFFLE_ITEMS: v = clperm__shuffle_items(c); break;
     case CLPERM_PARAM_SORT_WIDTH: v = clperm__sort_width(c); break;
+    case CLPERM_PARAM_RNG_KERNEL: v = v ? v : clperm__tuning_for(&c->profile)->rng_kernel; break;
     default: break;
     }
     clperm__ctx_leave(c);

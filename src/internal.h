@@ -153,6 +153,7 @@ typedef struct clperm__tuning {
     int sort_auto;           /* tile sorts: the clperm_tile_sort CLPERM_TILE_SORT_AUTO runs */
     int rng_wg_size;         /* generator fills: work-items per work-group (a multiple of k) */
     int rng_k;               /* generators: default k; 0 the subgroup width (8..64, else 32) */
+    int rng_kernel;          /* generator fills: 1 work-group (shared state), 2 serial (private state) */
 } clperm__tuning;
 const clperm__tuning *clperm__tuning_for(const clperm_profile *p);
 /* The subgroup size the runtime reports for `kernel` at work-group size wg (khr devices); 0 when

@@ -148,6 +148,49 @@ Test(rng_host, conversions) {
     cr_assert_eq(f, ldexpf(1, -24));
 }
 
+/* Jump-ahead: 2^j draws at once equals 2^j single draws; A^(2^n) = A, which holds only when the
+ * polynomial found is the primitive characteristic one; and the spaced states chain. */
+Test(rng_host, jump_ahead) {
+    for (size_t t = 0; t < NTABLES; t++) {
+        clperm_rng_spec spec = {(clperm_rng_family)tables[t].family, tables[t].k};
+        uint32_t n = clperm_rng_state_bits(&spec), sw = n / 32;
+        uint32_t seeded[128], a[128], b[128], chain[3 * 128];
+        cr_assert_eq(clperm_rng_seed_host(&spec, 77, 3, seeded), CLPERM_SUCCESS);
+        uint32_t jmax = spec.k <= 16 ? 10 : 6;
+        for (uint32_t j = 0; j <= jmax; j += 2) {
+            memcpy(a, seeded, sw * 4);
+            memcpy(b, seeded, sw * 4);
+            cr_assert_eq(clperm_rng_jump_host(&spec, a, j), CLPERM_SUCCESS);
+            cr_assert_eq(clperm_rng_draw_host(&spec, b, NULL, (uint64_t)1 << j), CLPERM_SUCCESS);
+            cr_assert_eq(memcmp(a, b, sw * 4), 0, "family %d k %u: jump by 2^%u", spec.family, spec.k, j);
+        }
+        memcpy(a, seeded, sw * 4); /* A^(2^(n-1)) twice */
+        cr_assert_eq(clperm_rng_jump_host(&spec, a, n - 1), CLPERM_SUCCESS);
+        cr_assert_eq(clperm_rng_jump_host(&spec, a, n - 1), CLPERM_SUCCESS);
+        memcpy(b, seeded, sw * 4);
+        clperm_rng_draw_host(&spec, b, NULL, 1);
+        cr_assert_eq(memcmp(a, b, sw * 4), 0, "family %d k %u: A^(2^n) != A", spec.family, spec.k);
+        cr_assert_eq(clperm_rng_states_host(&spec, 77, 3, 4, 3, chain), CLPERM_SUCCESS);
+        memcpy(b, seeded, sw * 4);
+        clperm_rng_draw_host(&spec, b, NULL, 32);
+        cr_assert_eq(memcmp(chain, seeded, sw * 4), 0);
+        cr_assert_eq(memcmp(chain + 2 * sw, b, sw * 4), 0, "family %d k %u: states 2 * 2^4 apart", spec.family, spec.k);
+        memcpy(a, seeded, sw * 4);
+        clperm_rng_jump_host(&spec, a, 300);
+        clperm_rng_jump_host(&spec, a, 300);
+        memcpy(b, seeded, sw * 4);
+        clperm_rng_jump_host(&spec, b, 301);
+        cr_assert_eq(memcmp(a, b, sw * 4), 0, "family %d k %u: 2^300 twice", spec.family, spec.k);
+    }
+    clperm_rng_spec bad = {CLPERM_RNG_FAMILY_THREE, 12}, good = {CLPERM_RNG_FAMILY_THREE, 8};
+    uint32_t s[8] = {1};
+    cr_assert_eq(clperm_rng_jump_host(&bad, s, 3), CLPERM_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(clperm_rng_jump_host(&good, NULL, 3), CLPERM_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(clperm_rng_states_host(&good, 1, 0, 3, 2, NULL), CLPERM_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(clperm_rng_seed_host(NULL, 1, 0, s), CLPERM_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(clperm_rng_draw_host(&bad, s, NULL, 1), CLPERM_ERROR_INVALID_ARGUMENT);
+}
+
 /* Sizes around the block and k boundaries, primes, 2^k + 1 (a simulator gets a few). */
 #ifdef CLPERM_TEST_SMALL
 static const uint64_t sizes[] = {1, 9, 33, 2049};
@@ -160,9 +203,11 @@ static const uint64_t sizes[] = {1, 2, 7, 8, 9, 31, 33, 63, 65, 97, 2047, 2049, 
 Test(rng, device_equals_host) {
     for (size_t dev = 0; dev < test_device_count(); dev++) {
         clperm_ctx *ctx = test_open(dev);
-        for (size_t t = 0; t < NTABLES; t++) {
-            if (tables[t].k > SMALL_K) continue;
-            clperm_rng_spec spec = {(clperm_rng_family)tables[t].family, tables[t].k};
+        for (size_t t = 0; t < 2 * NTABLES; t++) { /* each table with each kernel kind */
+            int kind = 1 + (int)(t / NTABLES);
+            if (tables[t % NTABLES].k > SMALL_K) continue;
+            cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_RNG_KERNEL, kind), CLPERM_SUCCESS);
+            clperm_rng_spec spec = {(clperm_rng_family)tables[t % NTABLES].family, tables[t % NTABLES].k};
             for (int out = CLPERM_RNG_OUT_U32; out <= CLPERM_RNG_OUT_DOUBLE; out++) {
                 size_t es = out == CLPERM_RNG_OUT_U32 || out == CLPERM_RNG_OUT_FLOAT ? 4 : 8;
                 for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
@@ -177,8 +222,9 @@ Test(rng, device_equals_host) {
                                  CLPERM_SUCCESS);
                     cr_assert_eq(test_read(ctx, d, n * es + 8, got), 0);
                     uint64_t diff = test_first_diff(want, got, n, es);
-                    cr_assert_eq(diff, n, "%s: family %d k %u output %d n %llu: item %llu differs", test_device_label(ctx),
-                                 spec.family, spec.k, out, (unsigned long long)n, (unsigned long long)diff);
+                    cr_assert_eq(diff, n, "%s: kernel %d family %d k %u output %d n %llu: item %llu differs",
+                                 test_device_label(ctx), kind, spec.family, spec.k, out, (unsigned long long)n,
+                                 (unsigned long long)diff);
                     for (size_t b = 0; b < 8; b++) cr_assert_eq(((unsigned char *)got)[n * es + b], 0xA5, "wrote past n");
                     clReleaseMemObject(d);
                     free(want);
@@ -201,6 +247,15 @@ static const char *user_kernel =
     "    float c = clperm_rng_float(&r);\n"
     "    size_t g = get_global_id(0);\n"
     "    out[4 * g] = a; out[4 * g + 1] = (uint)(b >> 32); out[4 * g + 2] = (uint)b; out[4 * g + 3] = as_uint(c);\n"
+    "}\n"
+    "__kernel void user_resume(__global uint *out, __global uint *states) {\n"
+    "    __local uint words[64];\n"
+    "    clperm_rng r;\n"
+    "    __global uint *st = states + get_global_id(0) / CLPERM_RNG_K * (CLPERM_RNG_STATE_BITS(CLPERM_RNG_FAMILY, CLPERM_RNG_K) / 32);\n"
+    "    clperm_rng_load(&r, words, st);\n"
+    "    out[2 * get_global_id(0)] = clperm_rng_u32(&r);\n"
+    "    out[2 * get_global_id(0) + 1] = clperm_rng_u32(&r);\n"
+    "    clperm_rng_save(&r, st);\n"
     "}\n";
 
 Test(rng, users_kernel_draws_the_host_streams) {
@@ -249,6 +304,32 @@ Test(rng, users_kernel_draws_the_host_streams) {
                     cr_assert_eq(o[3], clperm_rng_float_bits(want[3 * spec.k + j]), "float");
                 }
             }
+            /* Resuming: load states spaced 2^20 draws apart, draw twice, save. */
+            uint32_t sw = clperm_rng_state_bits(&spec) / 32, states[2 * 128], moved[2 * 128];
+            uint64_t gens = global / spec.k;
+            cr_assert_eq(clperm_rng_states_host(&spec, seed, 5, 20, gens, states), CLPERM_SUCCESS);
+            cl_mem ds = test_buffer(ctx, gens * sw * 4, states);
+            cl_kernel resume = clCreateKernel(prog, "user_resume", &err);
+            cr_assert_eq(err, CL_SUCCESS);
+            clSetKernelArg(resume, 0, sizeof d, &d);
+            clSetKernelArg(resume, 1, sizeof ds, &ds);
+            cr_assert_eq(clEnqueueNDRangeKernel(clperm_ctx_cl_queue(ctx), resume, 1, NULL, &global, &local, 0, NULL,
+                                                NULL),
+                         CL_SUCCESS);
+            cr_assert_eq(test_read(ctx, d, global * 8, got), 0);
+            cr_assert_eq(test_read(ctx, ds, gens * sw * 4, moved), 0);
+            for (uint32_t g = 0; g < gens; g++) {
+                uint32_t want[2 * 64];
+                cr_assert_eq(clperm_rng_draw_host(&spec, states + g * sw, want, 2), CLPERM_SUCCESS);
+                for (uint32_t j = 0; j < spec.k; j++) {
+                    cr_assert_eq(got[2 * (g * spec.k + j)], want[j], "%s family %d k %u: resumed draw",
+                                 test_device_label(ctx), spec.family, spec.k);
+                    cr_assert_eq(got[2 * (g * spec.k + j) + 1], want[spec.k + j]);
+                }
+            }
+            cr_assert_eq(memcmp(moved, states, gens * sw * 4), 0, "saved state differs from the host's");
+            clReleaseMemObject(ds);
+            clReleaseKernel(resume);
             clReleaseMemObject(d);
             clReleaseKernel(kern);
             clReleaseProgram(prog);

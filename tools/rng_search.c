@@ -627,7 +627,7 @@ static int search(const factors *fs, int family, int k, uint64_t seed, long trie
                   int do_score) {
     rng_state = seed;
     int found = 0;
-    generator best;
+    generator best = {0};
     score best_sc;
     long best_at = 0;
     time_t t0 = time(NULL);
