@@ -59,7 +59,9 @@ clperm_rng_fill(__global CLPERM_RNG_ITEM *out, ulong n, ulong seed, ulong stream
 
 /* The serial kernel runs CLPERM_RNG_LANES generators per work-item, side by side in the lanes of
  * vectors (blocks first_block + id * LANES + lane), so a CPU updates them with SIMD instructions. */
-#define CLPERM_RNG_LANES 8
+#if CLPERM_RNG_LANES != 8
+#error "CLPERM_RNG_LANES must be 8, the width of the serial kernel's vectors"
+#endif
 typedef uint8 clperm_rng__lanes;
 
 /* clperm_rng_combine for the generators in the lanes. */

@@ -34,41 +34,18 @@ static int family_by_name(const char *s) {
 }
 
 static int raw(const clperm_rng_spec *spec, uint64_t seed, uint64_t stream, uint64_t count) {
-    const uint64_t tables[][2] = {
-#define CLPERM_RNG_X(fam, k, tab) {fam, k},
-        CLPERM_RNG_TABLES(CLPERM_RNG_X)
-#undef CLPERM_RNG_X
-    };
-    const uint64_t *params[] = {
-#define CLPERM_RNG_X(fam, k, tab) (const uint64_t[]){tab},
-        CLPERM_RNG_TABLES(CLPERM_RNG_X)
-#undef CLPERM_RNG_X
-    };
-    const uint64_t *p = NULL;
-    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
-        if (tables[i][0] == (uint64_t)spec->family && tables[i][1] == spec->k) p = params[i];
-    if (!p) {
+    uint32_t state[2 * CLPERM_RNG_MAX_K], buf[4096];
+    if (clperm_rng_seed_host(spec, seed, stream, state) != CLPERM_SUCCESS) {
         fprintf(stderr, "clperm rng: no table for %s k=%u\n", family_names[spec->family], spec->k);
         return 2;
     }
-    uint32_t s[CLPERM_RNG_MAX_K], b[CLPERM_RNG_MAX_K], nx[CLPERM_RNG_MAX_K], k = spec->k;
-    for (uint32_t j = 0; j < k; j++) s[j] = clperm_rng_seed_word(seed, stream, j, &b[j]);
-    uint32_t buf[4096];
-    size_t fill = 0;
+    uint64_t draws = sizeof buf / 4 / spec->k; /* per chunk; 4096 is a multiple of every k */
     for (uint64_t produced = 0; !count || produced < count;) {
-        for (int pass = 0; pass < CLPERM_RNG_PASSES((int)spec->family); pass++) {
-            for (uint32_t j = 0; j < k; j++) nx[j] = clperm_rng_word((int)spec->family, p[j], pass, s, &b[j]);
-            memcpy(s, nx, (size_t)k * 4);
-        }
-        for (uint32_t j = 0; j < k && (!count || produced < count); j++, produced++) {
-            buf[fill++] = s[j];
-            if (fill == sizeof buf / 4) {
-                if (fwrite(buf, 4, fill, stdout) != fill) return errno == EPIPE ? 0 : 1;
-                fill = 0;
-            }
-        }
+        clperm_rng_draw_host(spec, state, buf, draws);
+        size_t m = count && count - produced < draws * spec->k ? (size_t)(count - produced) : draws * spec->k;
+        if (fwrite(buf, 4, m, stdout) != m) return errno == EPIPE ? 0 : 1;
+        produced += m;
     }
-    if (fill && fwrite(buf, 4, fill, stdout) != fill) return 1;
     return fflush(stdout) ? 1 : 0;
 }
 

@@ -270,6 +270,11 @@ int clperm__shuffle_kernel(const clperm_ctx *ctx) {
     return k ? k : clperm__tuning_for(&ctx->profile)->shuffle_kernel;
 }
 
+int clperm__rng_kernel(const clperm_ctx *ctx) {
+    int k = ctx->params[CLPERM_PARAM_RNG_KERNEL];
+    return k ? k : clperm__tuning_for(&ctx->profile)->rng_kernel;
+}
+
 int clperm__shuffle_wg_size(const clperm_ctx *ctx) {
     if (clperm__shuffle_kernel(ctx) == 2) return 1;
     int wg = ctx->params[CLPERM_PARAM_SHUFFLE_WG_SIZE];
@@ -316,7 +321,7 @@ clperm_status clperm_ctx_get_param(const clperm_ctx *ctx, clperm_param param, in
     case CLPERM_PARAM_SHUFFLE_WG_SIZE: v = clperm__shuffle_wg_size(c); break;
     case CLPERM_PARAM_SHUFFLE_ITEMS: v = clperm__shuffle_items(c); break;
     case CLPERM_PARAM_SORT_WIDTH: v = clperm__sort_width(c); break;
-    case CLPERM_PARAM_RNG_KERNEL: v = v ? v : clperm__tuning_for(&c->profile)->rng_kernel; break;
+    case CLPERM_PARAM_RNG_KERNEL: v = clperm__rng_kernel(c); break;
     default: break;
     }
     clperm__ctx_leave(c);

@@ -5,8 +5,8 @@
 #include "clperm_rng.h"
 #include "internal.h"
 
-/* Generators per work-item of the serial kernel (CLPERM_RNG_LANES in cl/rng.cl). */
-#define CLPERM_RNG__SERIAL_LANES 8
+/* Generators per work-item of the serial kernel, in the lanes of its vectors. */
+#define SERIAL_LANES 8
 
 /* The families in the order of preference (docs/rng-quality.md); the first with a table at k. */
 static clperm_rng_family default_family(uint32_t k) {
@@ -66,13 +66,8 @@ clperm_status clperm_rng_build_options(clperm_ctx *ctx, const clperm_rng_spec *s
     return st;
 }
 
-static int fill_serial(const clperm_ctx *ctx) {
-    int kind = ctx->params[CLPERM_PARAM_RNG_KERNEL];
-    return (kind ? kind : clperm__tuning_for(&ctx->profile)->rng_kernel) == 2;
-}
-
 static size_t fill_wg_size(const clperm_ctx *ctx, uint32_t k) {
-    if (fill_serial(ctx)) return 1;
+    if (clperm__rng_kernel(ctx) == 2) return 1;
     size_t wg = (size_t)clperm__tuning_for(&ctx->profile)->rng_wg_size;
     while (wg > ctx->profile.max_work_group_size && wg > k) wg /= 2;
     return wg < k ? k : wg;
@@ -88,7 +83,7 @@ static clperm_status fill_checked(clperm_ctx *ctx, const clperm_rng_spec *spec, 
     CLPERM_RETURN_IF(output < CLPERM_RNG_OUT_U32 || output > CLPERM_RNG_OUT_DOUBLE, CLPERM_ERROR_INVALID_TYPE);
     size_t size = output == CLPERM_RNG_OUT_U32 || output == CLPERM_RNG_OUT_FLOAT ? 4 : 8;
     size_t wg = fill_wg_size(ctx, s.k);
-    int serial = fill_serial(ctx);
+    int serial = clperm__rng_kernel(ctx) == 2;
     CLPERM_RETURN_IF(!serial && (wg < s.k || wg > ctx->profile.max_work_group_size), CLPERM_ERROR_UNSUPPORTED);
     CLPERM_TRY(clperm__check_events(num_events, events));
     CLPERM_TRY(clperm__check_buffer(ctx, dst, n, size, 1));
@@ -97,8 +92,9 @@ static clperm_status fill_checked(clperm_ctx *ctx, const clperm_rng_spec *spec, 
     char options[384], spec_opts[256];
     spec_options(ctx, &s, spec_opts, sizeof spec_opts);
     snprintf(options, sizeof options,
-             "%s -DCLPERM_RNG_STEPS=%d -DCLPERM_RNG_OUT=%d -DCLPERM_WG_SIZE=%zu -DCLPERM_RNG_SERIAL=%d", spec_opts,
-             CLPERM_RNG_FILL_STEPS, (int)output, wg, serial);
+             "%s -DCLPERM_RNG_STEPS=%d -DCLPERM_RNG_OUT=%d -DCLPERM_WG_SIZE=%zu -DCLPERM_RNG_SERIAL=%d "
+             "-DCLPERM_RNG_LANES=%d",
+             spec_opts, CLPERM_RNG_FILL_STEPS, (int)output, wg, serial, SERIAL_LANES);
     const char *texts[3] = {clperm__cl_clperm_rng_tables_h, clperm__cl_clperm_rng_h, clperm__cl_rng_cl};
     size_t lengths[3] = {clperm__cl_clperm_rng_tables_h_size, clperm__cl_clperm_rng_h_size, clperm__cl_rng_cl_size};
     clperm__source src = {"rng", 3, texts, lengths};
@@ -106,7 +102,7 @@ static clperm_status fill_checked(clperm_ctx *ctx, const clperm_rng_spec *spec, 
     CLPERM_TRY(clperm__kernel_get(ctx, &src, options, "clperm_rng_fill", &kern));
 
     uint64_t per_block = (uint64_t)s.k * CLPERM_RNG_FILL_STEPS, blocks = (n + per_block - 1) / per_block;
-    uint64_t per_group = serial ? wg * CLPERM_RNG__SERIAL_LANES : wg / s.k, groups = (blocks + per_group - 1) / per_group;
+    uint64_t per_group = serial ? wg * SERIAL_LANES : wg / s.k, groups = (blocks + per_group - 1) / per_group;
     /* Launches of at most 2^20 work-groups each, in order on the queue. */
     const uint64_t max_groups = (uint64_t)1 << 20;
     clperm_status st = CLPERM_SUCCESS;

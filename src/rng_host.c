@@ -220,20 +220,19 @@ clperm_status clperm_rng_fill_host(const clperm_rng_spec *spec, clperm_rng_outpu
     CLPERM_RETURN_IF(size == 0, CLPERM_ERROR_INVALID_TYPE);
     CLPERM_RETURN_IF(n > 0 && !dst, CLPERM_ERROR_INVALID_ARGUMENT);
     CLPERM_RETURN_IF(n > SIZE_MAX / size, CLPERM_ERROR_SIZE_OVERFLOW);
-    int family = (int)spec->family;
     uint32_t k = spec->k;
     uint64_t per_block = (uint64_t)k * CLPERM_RNG_FILL_STEPS;
     uint32_t *out32 = dst;
     uint64_t *out64 = dst;
     for (uint64_t block = 0; block * per_block < n; block++) {
-        uint32_t s[CLPERM_RNG_MAX_K], b[CLPERM_RNG_MAX_K], hi[CLPERM_RNG_MAX_K];
-        for (uint32_t j = 0; j < k; j++) s[j] = clperm_rng_seed_word(seed, stream + block, j, &b[j]);
+        uint32_t s[2 * CLPERM_RNG_MAX_K], hi[CLPERM_RNG_MAX_K];
+        clperm_rng_seed_host(spec, seed, stream + block, s);
         for (uint64_t t = 0; t < CLPERM_RNG_FILL_STEPS; t++) {
             uint64_t i0 = block * per_block + t * k;
-            draw(family, p, k, s, b);
+            advance(spec, p, s);
             if (size == 8) {
                 memcpy(hi, s, (size_t)k * 4);
-                draw(family, p, k, s, b);
+                advance(spec, p, s);
             }
             for (uint32_t j = 0; j < k && i0 + j < n; j++) {
                 switch (output) {
