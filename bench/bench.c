@@ -58,6 +58,8 @@ static const shuffle_case shuffle_cases[] = {
     {"bijective2-philox", 0, 3, CLPERM_BIJECTION_PHILOX}, {"bijective1-philox", 0, 2, CLPERM_BIJECTION_PHILOX},
     {"bijective0-philox", 0, 1, CLPERM_BIJECTION_PHILOX}, {"bijective2-lcg", 0, 3, CLPERM_BIJECTION_LCG},
     {"bijective1-lcg", 0, 2, CLPERM_BIJECTION_LCG},       {"bijective0-lcg", 0, 1, CLPERM_BIJECTION_LCG},
+    {"bijective2-feistel", 0, 3, CLPERM_BIJECTION_FEISTEL}, {"bijective1-feistel", 0, 2, CLPERM_BIJECTION_FEISTEL},
+    {"bijective0-feistel", 0, 1, CLPERM_BIJECTION_FEISTEL},
     {"dart-throwing", 1, 0, 0},                           {"sort-radix4", 2, 0, 0},
 };
 
@@ -85,10 +87,10 @@ static void usage(FILE *f) {
           "                    (see clperm.h).\n"
           "\n"
           "Shuffle rows move 64-bit items: clperm's bijective shuffle at fusion levels 2, 1, 0\n"
-          "(single pass with look-back, two-pass scan, separate passes) with the VariablePhilox and\n"
-          "LCG bijections; dart throwing into a 2n table; a sort shuffle (random 64-bit keys, LSD\n"
-          "radix sort); and the host's single-thread Fisher-Yates. \"of gather\" compares items/s\n"
-          "with the device's random gather at the same n.\n"
+          "(single pass with look-back, two-pass scan, separate passes) with the VariablePhilox,\n"
+          "LCG and Feistel (a x 2^h) bijections; dart throwing into a 2n table; a sort shuffle\n"
+          "(random 64-bit keys, LSD radix sort); and the host's single-thread Fisher-Yates.\n"
+          "\"of gather\" compares items/s with the device's random gather at the same n.\n"
           "Sort rows (op sort_segments) sort n random u32 keys in segments, in place, one tile per\n"
           "segment: Shearsort on the diagonal arrangement and the Afshani-Sitchinava sort (no bank\n"
           "conflicts; the latter for segments up to 512) and the bitonic network in local memory,\n"

@@ -3,7 +3,7 @@
  * clperm_bijection.h and scan.cl (whose work-group scan, look-back and spine kernel it uses, with
  * CLPERM_T the type of output positions).
  *
- * Every index i of the bijection's domain [0, 2^bits) is evaluated once: w = f(i) is kept when
+ * Every index i of the bijection's domain [0, domain) is evaluated once: w = f(i) is kept when
  * w < n, and the kept values, in increasing order of i, are the permutation. Output position j
  * receives the item src[w] of the j-th kept value (or w itself with CLPERM_SHUF_PERM).
  *
@@ -38,6 +38,26 @@ inline uint clperm__shuf_eval(const clperm_bijection_key *key, ulong i, clperm_i
     return i < key->domain && (ulong)*w < key->n;
 }
 
+#ifndef CLPERM_SHUF_VEC8
+#define CLPERM_SHUF_VEC8 0
+#endif
+#if CLPERM_SHUF_VEC8
+#if CLPERM_BIJECTION_KIND != CLPERM_BIJ_FEISTEL || CLPERM_SHUF_ITEMS % 8
+#error "CLPERM_SHUF_VEC8: the Feistel bijection and a multiple of 8 items per work-item"
+#endif
+/* Indices first .. first + 7 at once: their values into w[0 .. 8), the kept ones as bits. */
+inline uint clperm__shuf_eval8(const clperm_bijection_key *key, ulong first, clperm_idx_t *w) {
+    ulong v[8];
+    vstore8(clperm_feistel_apply8(key, (ulong8)(first) + (ulong8)(0, 1, 2, 3, 4, 5, 6, 7)), 0, v);
+    uint keep = 0;
+    for (uint q = 0; q < 8; q++) {
+        w[q] = (clperm_idx_t)v[q];
+        keep |= (uint)(first + q < key->domain && v[q] < key->n) << q;
+    }
+    return keep;
+}
+#endif
+
 #if CLPERM_SCAN_SERIAL
 
 /* The tile's kept values, in order, into stage[0 .. count); returns count. */
@@ -45,11 +65,21 @@ inline clperm_t clperm__shuf_compact(const clperm_bijection_key *key, ulong base
                                      __local clperm_t *sg_tot, __local ulong *scr) {
     uint count = 0;
     /* A serial tile is thousands of indices: unrolled in full, the rounds make a huge kernel. */
+#if CLPERM_SHUF_VEC8
+#pragma unroll 1
+    for (uint j = 0; j < CLPERM_SHUF_ITEMS; j += 8) {
+        clperm_idx_t w[8];
+        uint keep = clperm__shuf_eval8(key, base + j, w);
+        for (uint q = 0; q < 8; q++)
+            if (keep & (1u << q)) stage[count++] = w[q];
+    }
+#else
 #pragma unroll 1
     for (uint j = 0; j < CLPERM_SHUF_ITEMS; j++) {
         clperm_idx_t w;
         if (clperm__shuf_eval(key, base + j, &w)) stage[count++] = w;
     }
+#endif
     return count;
 }
 
@@ -63,12 +93,21 @@ inline clperm_t clperm__shuf_compact(const clperm_bijection_key *key, ulong base
     clperm_idx_t w[CLPERM_SHUF_ITEMS];
     uint keep = 0, count = 0;
     ulong first = base + (ulong)lid * CLPERM_SHUF_ITEMS;
+#if CLPERM_SHUF_VEC8
+#pragma unroll
+    for (uint j = 0; j < CLPERM_SHUF_ITEMS; j += 8) {
+        uint k8 = clperm__shuf_eval8(key, first + j, w + j);
+        keep |= k8 << j;
+        count += popcount(k8);
+    }
+#else
 #pragma unroll
     for (uint j = 0; j < CLPERM_SHUF_ITEMS; j++) {
         uint k = clperm__shuf_eval(key, first + j, &w[j]);
         keep |= k << j;
         count += k;
     }
+#endif
     clperm_t total;
     clperm_t pos = clperm__wg_scan_excl((clperm_t)count, &total, sg_tot, scr);
 #pragma unroll
@@ -184,11 +223,19 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_shuffle_count(CLPERM_BIJECTION_KEY_PARA
     clperm_t acc = 0;
     for (ulong t = t0; t < t1; t++) {
         ulong first = t * CLPERM_SHUF_TILE + (ulong)lid * CLPERM_SHUF_ITEMS;
+#if CLPERM_SHUF_VEC8
+#pragma unroll 1
+        for (uint j = 0; j < CLPERM_SHUF_ITEMS; j += 8) {
+            clperm_idx_t w[8];
+            acc += popcount(clperm__shuf_eval8(&key, first + j, w));
+        }
+#else
 #pragma unroll 1
         for (uint j = 0; j < CLPERM_SHUF_ITEMS; j++) {
             clperm_idx_t w;
             acc += clperm__shuf_eval(&key, first + j, &w);
         }
+#endif
     }
 #if CLPERM_SCAN_SERIAL
     partials[get_group_id(0)] = acc;
@@ -219,7 +266,7 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_shuffle_downsweep(const __global clperm
 
 /* ---- Bijective0: separate passes ---------------------------------------------------------- */
 
-/* idx[i] = f(i), keep[i] = 1 when f(i) < n, for i < 2^bits. */
+/* idx[i] = f(i), keep[i] = 1 when f(i) < n, for i in the domain. */
 __kernel void clperm_shuffle_transform(CLPERM_BIJECTION_KEY_PARAMS(key), __global clperm_idx_t *idx,
                                        __global clperm_t *keep) {
     CLPERM_BIJECTION_KEY_UNPACK(key);

@@ -36,8 +36,8 @@ static void usage(FILE *f) {
             "0 whether or not the sample passes (a measurement), 2 for bad arguments.\n"
             "\n"
             "options:\n"
-            "  --bijection B   philox (VariablePhilox, default) or lcg\n"
-            "  --rounds R      VariablePhilox rounds, 1..64 (default 24); not for lcg\n"
+            "  --bijection B   feistel (over a x 2^h, default), philox (VariablePhilox) or lcg\n"
+            "  --rounds R      rounds, 1..64 (default 8 for feistel, 24 for philox); not for lcg\n"
             "  --n N           items per permutation, 2..4294967295 (default 5)\n"
             "  --count C       permutations in the sample, even, >= 2 (default 100000)\n"
             "  --seed S        base seed, decimal or 0x-hex (default %#llx)\n"
@@ -77,7 +77,7 @@ static int bad(const char *what, const char *value) {
 
 static int parse_args(int argc, char **argv, quality_opts *o) {
     memset(o, 0, sizeof *o);
-    o->shuffle.bijection = CLPERM_BIJECTION_PHILOX;
+    o->shuffle.bijection = CLPERM_BIJECTION_FEISTEL;
     o->n = 5;
     o->count = 100000;
     o->seed = DEFAULT_SEED;
@@ -96,6 +96,8 @@ static int parse_args(int argc, char **argv, quality_opts *o) {
                 o->shuffle.bijection = CLPERM_BIJECTION_PHILOX;
             else if (!strcmp(v, "lcg"))
                 o->shuffle.bijection = CLPERM_BIJECTION_LCG;
+            else if (!strcmp(v, "feistel"))
+                o->shuffle.bijection = CLPERM_BIJECTION_FEISTEL;
             else
                 return bad("bijection", v);
             i++;
@@ -126,10 +128,10 @@ static int parse_args(int argc, char **argv, quality_opts *o) {
         }
     }
     if (o->shuffle.bijection == CLPERM_BIJECTION_LCG && rounds_given) {
-        fprintf(stderr, "clperm quality: --rounds applies to philox only\n");
+        fprintf(stderr, "clperm quality: --rounds does not apply to lcg\n");
         return -1;
     }
-    o->shuffle.rounds = o->shuffle.bijection == CLPERM_BIJECTION_PHILOX && rounds_given ? (int)rounds : 0;
+    o->shuffle.rounds = rounds_given ? (int)rounds : 0;
     if (o->n == 5 && o->count > SIZE_MAX / (5 * sizeof(uint32_t))) return bad("count", "(too large for memory)");
     return 0;
 }
@@ -170,10 +172,13 @@ static int draw(const quality_opts *o, uint64_t first, uint64_t c, uint32_t *per
 
 static void print_sample(const char *test, const quality_opts *o) {
     char rounds[16] = "-";
-    if (o->shuffle.bijection == CLPERM_BIJECTION_PHILOX)
-        snprintf(rounds, sizeof rounds, "%d", o->shuffle.rounds ? o->shuffle.rounds : CLPERM_PHILOX_DEFAULT_ROUNDS);
-    printf("%s bijection=%s rounds=%s n=%llu count=%llu seed=0x%016llx", test,
-           o->shuffle.bijection == CLPERM_BIJECTION_LCG ? "lcg" : "philox", rounds, (unsigned long long)o->n,
+    clperm_bijection_key key;
+    if (clperm_bijection_init(&key, o->n, o->seed, &o->shuffle) == CLPERM_SUCCESS && key.kind != CLPERM_BIJ_LCG)
+        snprintf(rounds, sizeof rounds, "%u", key.rounds);
+    const char *name = o->shuffle.bijection == CLPERM_BIJECTION_LCG       ? "lcg"
+                       : o->shuffle.bijection == CLPERM_BIJECTION_FEISTEL ? "feistel"
+                                                                          : "philox";
+    printf("%s bijection=%s rounds=%s n=%llu count=%llu seed=0x%016llx", test, name, rounds, (unsigned long long)o->n,
            (unsigned long long)o->count, (unsigned long long)o->seed);
 }
 

@@ -302,8 +302,9 @@ CLPERM_API clperm_status clperm_reduce_sum(clperm_ctx *ctx, clperm_type type, cl
 
 /* ---------------------------------------------------------------------------------------------
  * Random permutations by bijective functions (Mitchell, Stokes, Frank, Holmes: "Bandwidth-optimal
- * random shuffling for GPUs"). A keyed bijection f of [0, 2^b), 2^b >= n, is evaluated at every
- * i of [0, 2^b); the values f(i) < n, kept in increasing order of i, form the permutation:
+ * random shuffling for GPUs"). A keyed bijection f of [0, D), D >= n (D = 2^b for VariablePhilox
+ * and the LCG, D = a * 2^h within about sqrt(n) of n for the Feistel), is evaluated at every i of
+ * [0, D); the values f(i) < n, kept in increasing order of i, form the permutation:
  *
  *     perm[j] = the j-th value f(i) < n        out[j] = in[perm[j]]
  *
@@ -314,15 +315,19 @@ CLPERM_API clperm_status clperm_reduce_sum(clperm_ctx *ctx, clperm_type type, cl
 
 typedef enum clperm_bijection {
     CLPERM_BIJECTION_PHILOX = 1, /* VariablePhilox: a Philox-style Feistel cipher on b bits     */
-    CLPERM_BIJECTION_LCG = 2     /* f(x) = (a x + c) mod 2^b: fast, but only ~n^2 permutations;
+    CLPERM_BIJECTION_LCG = 2,    /* f(x) = (a x + c) mod 2^b: fast, but only ~n^2 permutations;
                                   * fails the statistical tests (kept as the paper's baseline)  */
+    CLPERM_BIJECTION_FEISTEL = 3 /* a Feistel network over a x 2^h with alternating radices, a
+                                  * domain within ~sqrt(n) of n (clperm_bijection.h)            */
 } clperm_bijection;
 
 /* Options that change the permutation. A NULL pointer means the defaults (all fields 0). */
 typedef struct clperm_shuffle_opts {
-    clperm_bijection bijection; /* 0: CLPERM_BIJECTION_PHILOX                                  */
-    int rounds;                 /* VariablePhilox rounds: 0 = 24 (the paper's recommendation),
-                                 * else 1..64. Must be 0 for the LCG.                          */
+    clperm_bijection bijection; /* 0: CLPERM_BIJECTION_FEISTEL                                 */
+    int rounds;                 /* Feistel rounds: 0 = 8 (twice the most rounds that fail the
+                                 * chi-squared test, docs/performance.md); VariablePhilox
+                                 * rounds: 0 = 24 (the paper's recommendation); else 1..64.
+                                 * Must be 0 for the LCG.                                      */
 } clperm_shuffle_opts;
 
 /* The key of the bijection for (n, seed, opts), for use with clperm_bijection.h in one's own
@@ -363,7 +368,7 @@ CLPERM_API clperm_status clperm_permutation_host(clperm_type type, void *dst, ui
                                                  const clperm_shuffle_opts *opts);
 
 /* Random access to perm without computing all of it. Creating the index evaluates the bijection
- * once over [0, 2^b) and keeps one count per block of 1024 values (8 bytes per 1024 items); each
+ * once over its domain and keeps one count per block of 1024 values (8 bytes per 1024 items); each
  * query then costs at most 1024 bijection evaluations. The index is read-only after creation:
  * queries may run from several threads at once. */
 typedef struct clperm_perm_index clperm_perm_index;

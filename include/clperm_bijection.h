@@ -4,8 +4,9 @@
  * compute the same function.
  *
  * A key (clperm_bijection_key) is made on the host by clperm_bijection_init() (clperm.h) from
- * (n, seed, options) and passed to kernels by value. It describes a bijection f of [0, 2^bits),
- * 2^bits >= n; the permutation of n items keeps the values f(i) < n in increasing order of i.
+ * (n, seed, options) and passed to kernels by value. It describes a bijection f of a domain
+ * [0, domain), domain >= n; the permutation of n items keeps the values f(i) < n in increasing
+ * order of i.
  *
  *   VariablePhilox (Mitchell et al., Listing 1 and Fig. 4): a Feistel network on a left half of
  *   floor(bits/2) bits and a right half of ceil(bits/2) bits. Each round multiplies the left half
@@ -14,6 +15,14 @@
  *   half's top ("odd") bit shifted in becomes the new right half.
  *
  *   LCG: f(x) = (a x + c) mod 2^bits, a odd.
+ *
+ *   Feistel over a x 2^h (alternating radices): a domain of radix * 2^h values, the smallest such
+ *   product of at least n with h = max(4, floor(ceil(log2 n) / 2)) and radix >= 16, so it exceeds
+ *   n by less than 2^h (about sqrt(n)) rather than by up to n. A value x is the pair (L, R) =
+ *   (x >> h, x mod 2^h); even rounds add a keyed hash of R to L modulo radix, odd rounds a keyed
+ *   hash of L to R modulo 2^h. The hash is MurmurHash3's 32-bit finaliser of the value xor the
+ *   round key; it is reduced to [0, radix) by its high bits (mul_hi) and to [0, 2^h) by its top h
+ *   bits.
  *
  * In user kernels: declare the key's parameters with CLPERM_BIJECTION_KEY_PARAMS(key), rebuild it
  * with CLPERM_BIJECTION_KEY_UNPACK(key) at the top of the kernel, and call
@@ -39,9 +48,11 @@ typedef uint32_t clperm_u32;
 
 #define CLPERM_BIJ_PHILOX 1
 #define CLPERM_BIJ_LCG 2
+#define CLPERM_BIJ_FEISTEL 3
 
 #define CLPERM_PHILOX_MAX_ROUNDS 64
 #define CLPERM_PHILOX_DEFAULT_ROUNDS 24
+#define CLPERM_FEISTEL_DEFAULT_ROUNDS 8
 /* The smallest domain is 2^4: below that a Feistel network on one- or two-bit halves reaches few
  * permutations (at 2 bits it is the identity). */
 #define CLPERM_BIJECTION_MIN_BITS 4
@@ -53,20 +64,21 @@ typedef uint32_t clperm_u32;
 /* The layout is the same in C and OpenCL C: 64-bit fields first, no implicit padding. */
 typedef struct clperm_bijection_key {
     clperm_u64 n;       /* items: the shuffle keeps the values below n                    */
-    clperm_u64 domain;  /* 2^bits                                                          */
+    clperm_u64 domain;  /* 2^bits; for the Feistel over a x 2^h, radix << right_bits          */
     clperm_u64 lcg_mul; /* LCG: odd multiplier a, below 2^bits                             */
     clperm_u64 lcg_add; /* LCG: increment c, below 2^bits                                  */
-    clperm_u32 kind;    /* CLPERM_BIJ_PHILOX or CLPERM_BIJ_LCG                             */
-    clperm_u32 bits;    /* CLPERM_BIJECTION_MIN_BITS .. 64                                 */
+    clperm_u32 kind;    /* CLPERM_BIJ_PHILOX, CLPERM_BIJ_LCG or CLPERM_BIJ_FEISTEL           */
+    clperm_u32 bits;    /* ceil(log2(domain)), CLPERM_BIJECTION_MIN_BITS .. 64               */
     clperm_u32 left_bits, right_bits; /* VariablePhilox halves: bits/2 rounded down, up    */
-    clperm_u32 rounds;  /* VariablePhilox rounds, 1 .. CLPERM_PHILOX_MAX_ROUNDS             */
-    clperm_u32 reserved[3];
-    clperm_u32 keys[CLPERM_PHILOX_MAX_ROUNDS]; /* VariablePhilox round keys                */
+    clperm_u32 rounds;  /* Feistel rounds (both kinds), 1 .. CLPERM_PHILOX_MAX_ROUNDS         */
+    clperm_u32 radix;   /* Feistel over a x 2^h: a (>= 16); h is right_bits                    */
+    clperm_u32 reserved[2];
+    clperm_u32 keys[CLPERM_PHILOX_MAX_ROUNDS]; /* round keys of both Feistel kinds            */
 } clperm_bijection_key;
 
 #ifdef __OPENCL_C_VERSION__
 /* Seven kernel parameters carrying a key: head = (n, domain, lcg_mul, lcg_add), shape = (kind,
- * bits, left_bits, right_bits, rounds, 0, 0, 0), then the 64 round keys. */
+ * bits, left_bits, right_bits, rounds, radix, 0, 0), then the 64 round keys. */
 #define CLPERM_BIJECTION_KEY_PARAMS(name)                                                          \
     ulong4 name##_head, uint8 name##_shape, uint16 name##_k0, uint16 name##_k1, uint16 name##_k2,   \
         uint16 name##_k3
@@ -81,7 +93,8 @@ typedef struct clperm_bijection_key {
     name.left_bits = name##_shape.s2;                                                              \
     name.right_bits = name##_shape.s3;                                                             \
     name.rounds = name##_shape.s4;                                                                 \
-    name.reserved[0] = name.reserved[1] = name.reserved[2] = 0;                                    \
+    name.radix = name##_shape.s5;                                                                  \
+    name.reserved[0] = name.reserved[1] = 0;                                                       \
     vstore16(name##_k0, 0, name.keys);                                                             \
     vstore16(name##_k1, 1, name.keys);                                                             \
     vstore16(name##_k2, 2, name.keys);                                                             \
@@ -143,18 +156,127 @@ CLPERM_BIJ_FN clperm_u64 clperm_lcg_invert(const clperm_bijection_key *k, clperm
     return ((y - k->lcg_add) * inv) & (k->domain - 1);
 }
 
-/* f(x) for x < 2^bits. */
-CLPERM_BIJ_FN clperm_u64 clperm_bijection_apply(const clperm_bijection_key *k, clperm_u64 x) {
-#if defined(CLPERM_BIJECTION_KIND)
-    return CLPERM_BIJECTION_KIND == CLPERM_BIJ_LCG ? clperm_lcg_apply(k, x) : clperm_philox_apply(k, x);
+/* The high 32 bits of the 64-bit product. */
+CLPERM_BIJ_FN clperm_u32 clperm__bij_mulhi(clperm_u32 a, clperm_u32 b) {
+    return (clperm_u32)(((clperm_u64)a * b) >> 32);
+}
+
+/* The Feistel rounds' keyed hash: MurmurHash3's fmix32 of v ^ key, a bijection of v. */
+CLPERM_BIJ_FN clperm_u32 clperm__feistel_hash(clperm_u32 v, clperm_u32 key) {
+    clperm_u32 h = v ^ key;
+    h ^= h >> 16;
+    h *= 0x85EBCA6Bu;
+    h ^= h >> 13;
+    h *= 0xC2B2AE35u;
+    h ^= h >> 16;
+    return h;
+}
+
+/* The Feistel's two round functions: a keyed hash of R reduced to [0, radix) for L, and of L
+ * reduced to [0, 2^h) for R. A radix up to 2^16 takes the hash's top 16 bits times the radix
+ * (exact in 32 bits), a larger one the top 32 bits of the hash times the radix. */
+CLPERM_BIJ_FN clperm_u32 clperm__feistel_reduce(clperm_u32 h, clperm_u32 a) {
+    return a <= 0x10000u ? ((h >> 16) * a) >> 16 : clperm__bij_mulhi(h, a);
+}
+
+CLPERM_BIJ_FN clperm_u32 clperm__feistel_fl(const clperm_bijection_key *k, clperm_u32 i, clperm_u32 r) {
+    return clperm__feistel_reduce(clperm__feistel_hash(r, k->keys[i]), k->radix);
+}
+
+CLPERM_BIJ_FN clperm_u32 clperm__feistel_fr(const clperm_bijection_key *k, clperm_u32 i, clperm_u32 l) {
+    return clperm__feistel_hash(l, k->keys[i]) >> (32u - k->right_bits);
+}
+
+CLPERM_BIJ_FN clperm_u64 clperm_feistel_apply(const clperm_bijection_key *k, clperm_u64 x) {
+    clperm_u32 h = k->right_bits, a = k->radix, rmask = clperm__bij_mask(h);
+    clperm_u32 l = (clperm_u32)(x >> h), r = (clperm_u32)x & rmask;
+    clperm_u32 rounds = CLPERM__BIJ_ROUNDS(k), i = 0;
+    for (; i + 1 < rounds; i += 2) {
+        l += clperm__feistel_fl(k, i, r);
+        l = l >= a ? l - a : l;
+        r = (r + clperm__feistel_fr(k, i + 1, l)) & rmask;
+    }
+    if (i < rounds) {
+        l += clperm__feistel_fl(k, i, r);
+        l = l >= a ? l - a : l;
+    }
+    return ((clperm_u64)l << h) | (clperm_u64)r;
+}
+
+CLPERM_BIJ_FN clperm_u64 clperm_feistel_invert(const clperm_bijection_key *k, clperm_u64 y) {
+    clperm_u32 h = k->right_bits, a = k->radix, rmask = clperm__bij_mask(h);
+    clperm_u32 l = (clperm_u32)(y >> h), r = (clperm_u32)y & rmask;
+    for (clperm_u32 i = CLPERM__BIJ_ROUNDS(k); i-- > 0;) {
+        clperm_u32 f;
+        if (i & 1u) {
+            f = clperm__feistel_fr(k, i, l);
+            r = (r - f) & rmask;
+        } else {
+            f = clperm__feistel_fl(k, i, r);
+            l = l >= f ? l - f : l + (a - f);
+        }
+    }
+    return ((clperm_u64)l << h) | (clperm_u64)r;
+}
+
+#ifdef __OPENCL_C_VERSION__
+/* The Feistel on eight values in uint8 lanes: the same function as clperm_feistel_apply, written
+ * with vectors because CPU OpenCL compilers vectorise it reliably only in this form. Defining
+ * CLPERM_FEISTEL_RADIX16 promises radix <= 2^16. */
+inline uint8 clperm__feistel_hash8(uint8 v, uint key) {
+    uint8 h = v ^ key;
+    h ^= h >> 16;
+    h *= 0x85EBCA6Bu;
+    h ^= h >> 13;
+    h *= 0xC2B2AE35u;
+    h ^= h >> 16;
+    return h;
+}
+
+inline uint8 clperm__feistel_reduce8(uint8 h, uint a) {
+    uint8 narrow = ((h >> 16) * a) >> 16;
+#ifdef CLPERM_FEISTEL_RADIX16
+    return narrow;
 #else
-    return k->kind == CLPERM_BIJ_LCG ? clperm_lcg_apply(k, x) : clperm_philox_apply(k, x);
+    uint8 wide = convert_uint8((convert_ulong8(h) * (ulong)a) >> 32);
+    return a <= 0x10000u ? narrow : wide;
 #endif
 }
 
-/* f^-1(y) for y < 2^bits. */
+inline ulong8 clperm_feistel_apply8(const clperm_bijection_key *k, ulong8 x) {
+    uint h = k->right_bits, a = k->radix, rmask = clperm__bij_mask(h);
+    uint8 l = convert_uint8(x >> (ulong)h), r = convert_uint8(x) & rmask;
+    uint rounds = CLPERM__BIJ_ROUNDS(k), i = 0;
+    for (; i + 1 < rounds; i += 2) {
+        l += clperm__feistel_reduce8(clperm__feistel_hash8(r, k->keys[i]), a);
+        l = select(l, l - a, l >= a);
+        r = (r + (clperm__feistel_hash8(l, k->keys[i + 1]) >> (32u - h))) & rmask;
+    }
+    if (i < rounds) {
+        l += clperm__feistel_reduce8(clperm__feistel_hash8(r, k->keys[i]), a);
+        l = select(l, l - a, l >= a);
+    }
+    return (convert_ulong8(l) << (ulong)h) | convert_ulong8(r);
+}
+#endif
+
+/* f(x) for x in the domain. */
+CLPERM_BIJ_FN clperm_u64 clperm_bijection_apply(const clperm_bijection_key *k, clperm_u64 x) {
+#if defined(CLPERM_BIJECTION_KIND)
+    const clperm_u32 kind = CLPERM_BIJECTION_KIND;
+#else
+    const clperm_u32 kind = k->kind;
+#endif
+    return kind == CLPERM_BIJ_LCG       ? clperm_lcg_apply(k, x)
+           : kind == CLPERM_BIJ_FEISTEL ? clperm_feistel_apply(k, x)
+                                        : clperm_philox_apply(k, x);
+}
+
+/* f^-1(y) for y in the domain. */
 CLPERM_BIJ_FN clperm_u64 clperm_bijection_invert(const clperm_bijection_key *k, clperm_u64 y) {
-    return k->kind == CLPERM_BIJ_LCG ? clperm_lcg_invert(k, y) : clperm_philox_invert(k, y);
+    return k->kind == CLPERM_BIJ_LCG       ? clperm_lcg_invert(k, y)
+           : k->kind == CLPERM_BIJ_FEISTEL ? clperm_feistel_invert(k, y)
+                                           : clperm_philox_invert(k, y);
 }
 
 #endif /* CLPERM_BIJECTION_H */

@@ -22,13 +22,15 @@ static unsigned ceil_log2(uint64_t n) {
 }
 
 clperm_status clperm__shuffle_opts_check(const clperm_shuffle_opts *opts, clperm_shuffle_opts *out) {
-    clperm_shuffle_opts o = {CLPERM_BIJECTION_PHILOX, 0};
+    clperm_shuffle_opts o = {CLPERM_BIJECTION_FEISTEL, 0};
     if (opts) o = *opts;
-    if (o.bijection == 0) o.bijection = CLPERM_BIJECTION_PHILOX;
-    CLPERM_RETURN_IF(o.bijection != CLPERM_BIJECTION_PHILOX && o.bijection != CLPERM_BIJECTION_LCG,
+    if (o.bijection == 0) o.bijection = CLPERM_BIJECTION_FEISTEL;
+    CLPERM_RETURN_IF(o.bijection != CLPERM_BIJECTION_PHILOX && o.bijection != CLPERM_BIJECTION_LCG &&
+                         o.bijection != CLPERM_BIJECTION_FEISTEL,
                      CLPERM_ERROR_INVALID_ARGUMENT);
-    if (o.bijection == CLPERM_BIJECTION_PHILOX) {
-        if (o.rounds == 0) o.rounds = CLPERM_PHILOX_DEFAULT_ROUNDS;
+    if (o.bijection != CLPERM_BIJECTION_LCG) {
+        if (o.rounds == 0)
+            o.rounds = o.bijection == CLPERM_BIJECTION_PHILOX ? CLPERM_PHILOX_DEFAULT_ROUNDS : CLPERM_FEISTEL_DEFAULT_ROUNDS;
         CLPERM_RETURN_IF(o.rounds < 1 || o.rounds > CLPERM_PHILOX_MAX_ROUNDS, CLPERM_ERROR_INVALID_ARGUMENT);
     } else {
         CLPERM_RETURN_IF(o.rounds != 0, CLPERM_ERROR_INVALID_ARGUMENT);
@@ -52,8 +54,24 @@ clperm_status clperm_bijection_init(clperm_bijection_key *key, uint64_t n, uint6
     k.left_bits = k.bits / 2;
     k.right_bits = k.bits - k.left_bits;
     uint64_t state = mix64(seed ^ UINT64_C(0x6A09E667F3BCC909));
-    if (o.bijection == CLPERM_BIJECTION_PHILOX) {
-        k.kind = CLPERM_BIJ_PHILOX;
+    if (o.bijection == CLPERM_BIJECTION_FEISTEL) {
+        /* a x 2^h >= n with h = max(4, floor(bits / 2), bits - 31) and a >= 16: a / 2^h is within
+         * [1/2, 2] once n >= 2^8 (below 2^62), a <= 2^31 so that L + f fits 32 bits, and the
+         * domain exceeds n by less than 2^h. */
+        unsigned h = k.bits / 2;
+        if (h < 4) h = 4;
+        if (k.bits > 31 + h) h = k.bits - 31;
+        uint64_t a = (n + (UINT64_C(1) << h) - 1) >> h;
+        if (a < 16) a = 16;
+        k.kind = CLPERM_BIJ_FEISTEL;
+        k.radix = (clperm_u32)a;
+        k.right_bits = h;
+        k.left_bits = ceil_log2(a);
+        k.domain = a << h;
+        k.bits = ceil_log2(k.domain);
+    }
+    if (o.bijection != CLPERM_BIJECTION_LCG) {
+        if (o.bijection == CLPERM_BIJECTION_PHILOX) k.kind = CLPERM_BIJ_PHILOX;
         k.rounds = (clperm_u32)o.rounds;
         for (int r = 0; r < o.rounds; r++) k.keys[r] = (clperm_u32)(splitmix_next(&state) >> 32);
     } else {
@@ -80,6 +98,7 @@ clperm_status clperm_bijection_set_kernel_args(cl_kernel kernel, cl_uint first, 
     shape.s[2] = key->left_bits;
     shape.s[3] = key->right_bits;
     shape.s[4] = key->rounds;
+    shape.s[5] = key->radix;
     memcpy(k, key->keys, sizeof k);
     cl_int err = clSetKernelArg(kernel, first, sizeof head, &head);
     if (err == CL_SUCCESS) err = clSetKernelArg(kernel, first + 1, sizeof shape, &shape);

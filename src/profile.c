@@ -67,7 +67,7 @@ static const tuning_row tuning_table[] = {
     {CLPERM_VENDOR_INTEL, CL_DEVICE_TYPE_GPU, {1, 256, 11, 5, 1, 4096, 2048, 8, 1, 256, 8, 4096, 1, 1, 256, 0, 1}},
     {CLPERM_VENDOR_OCLGRIND, 0, {1, 64, 4, 4, 1, 256, 256, 2, 1, 64, 4, 256, 1, 1, 64, 8, 1}},
     {CLPERM_VENDOR_OTHER, CL_DEVICE_TYPE_GPU, {1, 256, 9, 5, 1, 4096, 2048, 4, 1, 256, 8, 4096, 1, 1, 256, 0, 1}},
-    {CLPERM_VENDOR_OTHER, CL_DEVICE_TYPE_CPU, {2, 64, 16, 16, 0, 8192, 4096, 4, 1, 64, 16, 4096, 1, 2, 64, 32, 2}},
+    {CLPERM_VENDOR_OTHER, CL_DEVICE_TYPE_CPU, {2, 64, 16, 16, 0, 8192, 4096, 4, 2, 64, 16, 4096, 1, 2, 64, 32, 2}},
     {CLPERM_VENDOR_OTHER, 0, {1, 64, 8, 8, 1, 4096, 2048, 4, 1, 64, 8, 4096, 1, 1, 64, 0, 1}},
 };
 

@@ -67,9 +67,16 @@ static clperm_status plan_shuffle(const clperm_ctx *ctx, uint64_t n, size_t elem
                           "-DCLPERM_BIJECTION_KIND=%u",
                           t, p->wide ? "u64" : "u32", p->serial, p->items, t, word_type(p->word_bytes),
                           (unsigned long long)p->words, perm_type != 0, p->key.kind);
-    if (p->key.kind == CLPERM_BIJ_PHILOX)
-        snprintf(p->options + n_opts, sizeof p->options - (size_t)n_opts, " -DCLPERM_BIJECTION_ROUNDS=%u",
-                 p->key.rounds);
+    if (p->key.kind != CLPERM_BIJ_LCG)
+        n_opts += snprintf(p->options + n_opts, sizeof p->options - (size_t)n_opts, " -DCLPERM_BIJECTION_ROUNDS=%u",
+                           p->key.rounds);
+    /* Serial kernels, and any kernel on a CPU, run the Feistel on eight indices at a time in vector
+     * lanes. */
+    if (p->key.kind == CLPERM_BIJ_FEISTEL && p->items % 8 == 0 &&
+        (p->serial || (ctx->profile.device_type & CL_DEVICE_TYPE_CPU)))
+        n_opts += snprintf(p->options + n_opts, sizeof p->options - (size_t)n_opts, " -DCLPERM_SHUF_VEC8=1");
+    if (p->key.kind == CLPERM_BIJ_FEISTEL && p->key.radix <= 0x10000u)
+        snprintf(p->options + n_opts, sizeof p->options - (size_t)n_opts, " -DCLPERM_FEISTEL_RADIX16=1");
     return CLPERM_SUCCESS;
 }
 
@@ -174,7 +181,7 @@ static clperm_status run_two_pass(clperm_ctx *ctx, const shuffle_plan *p, cl_mem
 }
 
 /* Bijective0: f(i) and keep flags for the whole domain, a device-wide scan of the flags, and a
- * scatter, each its own pass through temporaries of O(2^bits) words. */
+ * scatter, each its own pass through temporaries of O(domain) words. */
 static clperm_status run_separate(clperm_ctx *ctx, const shuffle_plan *p, cl_mem src, cl_mem dst,
                                   cl_uint num_events, const cl_event *events, cl_event *event) {
     clperm_status st;

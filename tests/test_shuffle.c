@@ -14,6 +14,13 @@
 
 static const clperm_shuffle_opts philox = {CLPERM_BIJECTION_PHILOX, 0};
 static const clperm_shuffle_opts lcg = {CLPERM_BIJECTION_LCG, 0};
+static const clperm_shuffle_opts feistel = {CLPERM_BIJECTION_FEISTEL, 0};
+static const clperm_shuffle_opts *const kinds[] = {&philox, &lcg, &feistel};
+#define KINDS (sizeof kinds / sizeof kinds[0])
+
+static const char *kind_name(const clperm_shuffle_opts *o) {
+    return o->bijection == CLPERM_BIJECTION_LCG ? "lcg" : o->bijection == CLPERM_BIJECTION_FEISTEL ? "feistel" : "philox";
+}
 
 /* 1 when perm holds each of 0..n-1 exactly once. */
 static int is_permutation(const uint64_t *perm, uint64_t n) {
@@ -42,19 +49,20 @@ static const uint64_t host_sizes[] = {0,  1,  2,  3,  5,  7,   15,   16,   17,  
 Test(shuffle_host, every_size_gives_a_permutation) {
     uint64_t seed = test_seed();
     cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
-    for (int b = 0; b < 2; b++)
+    for (size_t b = 0; b < KINDS; b++)
         for (size_t s = 0; s < sizeof host_sizes / sizeof host_sizes[0]; s++) {
             uint64_t n = host_sizes[s];
-            uint64_t *p = host_perm(n, seed + s, b ? &lcg : &philox);
-            cr_assert(is_permutation(p, n), "%s n=%llu: not a permutation", b ? "lcg" : "philox", (unsigned long long)n);
+            uint64_t *p = host_perm(n, seed + s, kinds[b]);
+            cr_assert(is_permutation(p, n), "%s n=%llu: not a permutation", kind_name(kinds[b]), (unsigned long long)n);
             free(p);
         }
-    for (unsigned k = 1; k <= 22; k++) {
-        uint64_t n = (UINT64_C(1) << k) + 1;
-        uint64_t *p = host_perm(n, seed ^ k, &philox);
-        cr_assert(is_permutation(p, n), "philox n=2^%u+1: not a permutation", k);
-        free(p);
-    }
+    for (unsigned k = 1; k <= 22; k++)
+        for (int b = 0; b < 2; b++) {
+            uint64_t n = (UINT64_C(1) << k) + 1;
+            uint64_t *p = host_perm(n, seed ^ k, b ? &feistel : &philox);
+            cr_assert(is_permutation(p, n), "%s n=2^%u+1: not a permutation", b ? "feistel" : "philox", k);
+            free(p);
+        }
 }
 
 /* The rounds, the bijection and the seed all change the permutation; the same inputs repeat it. */
@@ -62,44 +70,101 @@ Test(shuffle_host, options_and_seed_matter) {
     const uint64_t n = 1000;
     uint64_t *a = host_perm(n, 1, &philox), *b = host_perm(n, 1, &philox), *c = host_perm(n, 2, &philox);
     clperm_shuffle_opts r10 = {CLPERM_BIJECTION_PHILOX, 10};
-    uint64_t *d = host_perm(n, 1, &r10), *e = host_perm(n, 1, &lcg);
+    uint64_t *d = host_perm(n, 1, &r10), *e = host_perm(n, 1, &lcg), *f = host_perm(n, 1, &feistel);
+    clperm_shuffle_opts f10 = {CLPERM_BIJECTION_FEISTEL, 10};
+    uint64_t *g = host_perm(n, 1, &f10), *h = host_perm(n, 2, &feistel);
     cr_assert(memcmp(a, b, n * 8) == 0, "same seed, different permutations");
     cr_assert(memcmp(a, c, n * 8) != 0, "seeds 1 and 2 give the same permutation");
     cr_assert(memcmp(a, d, n * 8) != 0, "10 and 24 rounds give the same permutation");
     cr_assert(memcmp(a, e, n * 8) != 0, "philox and lcg give the same permutation");
-    free(a), free(b), free(c), free(d), free(e);
+    cr_assert(memcmp(a, f, n * 8) != 0, "philox and feistel give the same permutation");
+    cr_assert(memcmp(f, g, n * 8) != 0, "feistel: the round count does not matter");
+    cr_assert(memcmp(f, h, n * 8) != 0, "feistel: seeds 1 and 2 give the same permutation");
+    free(a), free(b), free(c), free(d), free(e), free(f), free(g), free(h);
 }
 
-/* f^-1(f(x)) = x over whole small domains and at sampled points of large ones, for both kinds. */
+/* f^-1(f(x)) = x over whole small domains and at sampled points of large ones, for every kind;
+ * over a whole domain f is then also onto. Sizes 2^b - 1 and 2^b + 1 for b up to 62, and 2^63. */
 Test(shuffle_host, bijections_invert) {
     uint64_t seed = test_seed();
-    for (int b = 0; b < 2; b++)
-        for (unsigned bits = 1; bits <= 63; bits++) {
-            clperm_bijection_key key;
-            cr_assert_eq(clperm_bijection_init(&key, (UINT64_C(1) << bits) - 1, seed + bits, b ? &lcg : &philox),
-                         CLPERM_SUCCESS);
-            uint64_t count = key.domain <= (1u << 16) ? key.domain : 4096;
-            uint64_t x = seed;
-            for (uint64_t i = 0; i < count; i++) {
-                uint64_t v = key.domain <= (1u << 16) ? i : (x = x * 6364136223846793005u + 1442695040888963407u) >> (64 - key.bits);
-                uint64_t y = clperm_bijection_apply(&key, v);
-                cr_assert_lt(y, key.domain);
-                cr_assert_eq(clperm_bijection_invert(&key, y), v, "%s bits=%u: f^-1(f(%llu)) = %llu", b ? "lcg" : "philox",
-                             key.bits, (unsigned long long)v, (unsigned long long)clperm_bijection_invert(&key, y));
+    for (size_t b = 0; b < KINDS; b++)
+        for (unsigned bits = 1; bits <= 63; bits++)
+            for (int plus = 0; plus < 2; plus++) {
+                uint64_t n = bits == 63 ? UINT64_C(1) << 63 : plus ? (UINT64_C(1) << bits) + 1 : (UINT64_C(1) << bits) - 1;
+                clperm_bijection_key key;
+                cr_assert_eq(clperm_bijection_init(&key, n, seed + bits, kinds[b]), CLPERM_SUCCESS);
+                cr_assert_geq(key.domain, n);
+                uint64_t count = key.domain <= (1u << 16) ? key.domain : 4096;
+                uint64_t x = seed;
+                for (uint64_t i = 0; i < count; i++) {
+                    uint64_t v = key.domain <= (1u << 16) ? i
+                                 : ((x = x * 6364136223846793005u + 1442695040888963407u) >> 1) % key.domain;
+                    uint64_t y = clperm_bijection_apply(&key, v);
+                    cr_assert_lt(y, key.domain);
+                    cr_assert_eq(clperm_bijection_invert(&key, y), v, "%s n=%llu: f^-1(f(%llu)) = %llu", kind_name(kinds[b]),
+                                 (unsigned long long)n, (unsigned long long)v,
+                                 (unsigned long long)clperm_bijection_invert(&key, y));
+                }
             }
+}
+
+/* The Feistel's domain a x 2^h: at least n, less than n + 2^h, a in [16, 2^31], and a / 2^h within
+ * [1/2, 2] from n = 2^8 up to 2^62. */
+Test(shuffle_host, feistel_domain_fits_n) {
+    for (unsigned bits = 0; bits <= 63; bits++)
+        for (int d = -1; d <= 1; d++) {
+            uint64_t n = (UINT64_C(1) << bits) + (uint64_t)(int64_t)d;
+            if (bits == 0 && d < 0) n = 0;
+            if (bits == 63 && d > 0) continue;
+            clperm_bijection_key k;
+            cr_assert_eq(clperm_bijection_init(&k, n, 1, &feistel), CLPERM_SUCCESS);
+            uint64_t b = UINT64_C(1) << k.right_bits;
+            cr_assert_eq(k.domain, (uint64_t)k.radix << k.right_bits);
+            cr_assert(k.domain >= n && (k.domain - n < b || k.radix == 16), "n=%llu: domain %llu", (unsigned long long)n,
+                      (unsigned long long)k.domain);
+            cr_assert(k.radix >= 16 && k.radix <= (UINT32_C(1) << 31) && k.right_bits >= 4 && k.right_bits <= 32);
+            if (n >= 256 && k.bits <= 62)
+                cr_assert(2 * (uint64_t)k.radix >= b && k.radix <= 2 * b, "n=%llu: radix %u against 2^%u",
+                          (unsigned long long)n, k.radix, k.right_bits);
+            cr_assert_eq(k.bits, (unsigned)(64 - __builtin_clzll(k.domain - 1)));
         }
+}
+
+/* The Feistel at sizes whose radix exceeds 2^16 (the 64-bit reduction), against values from the
+ * same independent transcription as the known-answer file. */
+Test(shuffle_host, feistel_wide_radix_known_values) {
+    static const struct {
+        uint64_t n, seed, x, y;
+    } cases[] = {
+        {(UINT64_C(1) << 40) + 7, 5, 0, 400716812822},
+        {(UINT64_C(1) << 40) + 7, 5, 3, 47277292330},
+        {(UINT64_C(1) << 40) + 7, 5, 366503875927, 1079163681201},
+        {(UINT64_C(1) << 40) + 7, 5, 1099512676351, 286368435792},
+        {(UINT64_C(1) << 33) + 1, ~UINT64_C(0), 1, 4758573020},
+        {(UINT64_C(1) << 33) + 1, ~UINT64_C(0), 8590065663, 3032529921},
+        {UINT64_C(1) << 63, 1, 2, 4012465274078672421},
+        {UINT64_C(1) << 63, 1, 9223372036854775807, 2694180586689702615},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        clperm_bijection_key k;
+        cr_assert_eq(clperm_bijection_init(&k, cases[c].n, cases[c].seed, &feistel), CLPERM_SUCCESS);
+        cr_assert_gt(k.radix, 0x10000u);
+        cr_assert_eq(clperm_bijection_apply(&k, cases[c].x), cases[c].y, "n=%llu: f(%llu) = %llu, want %llu",
+                     (unsigned long long)cases[c].n, (unsigned long long)cases[c].x,
+                     (unsigned long long)clperm_bijection_apply(&k, cases[c].x), (unsigned long long)cases[c].y);
+    }
 }
 
 /* Random access agrees with the whole permutation, both ways. */
 Test(shuffle_host, index_matches_permutation) {
     const uint64_t sizes[] = {1, 2, 5, 1000, 1024, 1025, 5000, (1u << 13) + 1, 100003};
     uint64_t seed = test_seed();
-    for (int b = 0; b < 2; b++)
+    for (size_t b = 0; b < KINDS; b++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
             uint64_t n = sizes[s];
-            uint64_t *p = host_perm(n, seed + s, b ? &lcg : &philox);
+            uint64_t *p = host_perm(n, seed + s, kinds[b]);
             clperm_perm_index *ix = NULL;
-            cr_assert_eq(clperm_perm_index_create(&ix, n, seed + s, b ? &lcg : &philox), CLPERM_SUCCESS);
+            cr_assert_eq(clperm_perm_index_create(&ix, n, seed + s, kinds[b]), CLPERM_SUCCESS);
             uint64_t step = n > 5000 ? 97 : 1;
             for (uint64_t j = 0; j < n; j += step) {
                 uint64_t src = ~0ull, pos = ~0ull;
@@ -134,7 +199,10 @@ Test(shuffle_host, known_answers) {
         int rounds, used;
         unsigned long long n, seed;
         cr_assert_eq(sscanf(line, "%15s %d %llu %llx%n", kind, &rounds, &n, &seed, &used), 4, "bad line: %s", line);
-        clperm_shuffle_opts o = {strcmp(kind, "lcg") == 0 ? CLPERM_BIJECTION_LCG : CLPERM_BIJECTION_PHILOX, rounds};
+        clperm_shuffle_opts o = {strcmp(kind, "lcg") == 0       ? CLPERM_BIJECTION_LCG
+                                 : strcmp(kind, "feistel") == 0 ? CLPERM_BIJECTION_FEISTEL
+                                                                : CLPERM_BIJECTION_PHILOX,
+                                 rounds};
         uint64_t *p = host_perm(n, seed, &o);
         const char *c = line + used;
         uint64_t j = 0;
@@ -152,14 +220,14 @@ Test(shuffle_host, known_answers) {
         cases++;
     }
     fclose(f);
-    cr_assert_geq(cases, 8, "only %d known-answer lines", cases);
+    cr_assert_geq(cases, 40, "only %d known-answer lines", cases);
 }
 
 /* Host shuffle of items = gather through the permutation; bad arguments are refused. */
 Test(shuffle_host, items_follow_permutation) {
     const uint64_t n = 1001;
     const size_t sizes[] = {1, 2, 3, 4, 8, 12, 16, 24, 100};
-    uint64_t *p = host_perm(n, 9, &philox);
+    uint64_t *p = host_perm(n, 9, &feistel); /* NULL options: the default bijection */
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         size_t es = sizes[s];
         unsigned char *in = malloc(n * es), *out = malloc(n * es);
@@ -259,7 +327,7 @@ static void check_case(clperm_ctx *ctx, const config *cfg, int what, uint64_t n,
     for (uint64_t j = 0; j < n; j++)
         if (memcmp(out + j * es, ref + j * es, es) != 0)
             cr_assert_fail("%s: %s %s n=%llu item bytes=%zu seed=%#llx%s: item %llu differs from the host's",
-                           test_device_label(ctx), cfg->name, opts->bijection == CLPERM_BIJECTION_LCG ? "lcg" : "philox",
+                           test_device_label(ctx), cfg->name, kind_name(opts),
                            (unsigned long long)n, es, (unsigned long long)seed, inplace ? " in place" : "",
                            (unsigned long long)j);
     if (!inplace)
@@ -292,9 +360,12 @@ static void check_config(const config *cfg, int full) {
         size_t nsizes = sizes_for(ctx, sizes);
         for (size_t s = 0; s < nsizes; s++) {
             check_case(ctx, cfg, 1, sizes[s], seed + s, &philox, 0);
+            check_case(ctx, cfg, 1, sizes[s], seed + s, &feistel, 0);
             if (!full) continue;
             check_case(ctx, cfg, 0, sizes[s], seed + s, &philox, 0);
+            check_case(ctx, cfg, 0, sizes[s], seed + s, &feistel, 0);
             check_case(ctx, cfg, 1, sizes[s], seed + s, &lcg, 0);
+            check_case(ctx, cfg, 12, sizes[s], seed + s, &feistel, 0);
             static const int item_sizes[] = {2, 3, 4, 8, 12, 16, 24};
             for (size_t e = 0; e < sizeof item_sizes / sizeof item_sizes[0]; e++)
                 check_case(ctx, cfg, item_sizes[e], sizes[s], seed + s + e, &philox, 0);
@@ -346,7 +417,7 @@ Test(shuffle, bad_input_writes_nothing) {
         cl_mem src = test_buffer(ctx, n * 8, pattern), dst = test_buffer(ctx, n * 8, pattern);
         cl_mem small = test_buffer(ctx, (n - 1) * 8, pattern);
         clperm_shuffle_opts rounds65 = {CLPERM_BIJECTION_PHILOX, 65}, lcg24 = {CLPERM_BIJECTION_LCG, 24};
-        clperm_shuffle_opts kind9 = {(clperm_bijection)9, 0};
+        clperm_shuffle_opts kind9 = {(clperm_bijection)9, 0}, feistel65 = {CLPERM_BIJECTION_FEISTEL, 65};
         struct {
             clperm_status got, want;
             const char *what;
@@ -358,6 +429,8 @@ Test(shuffle, bad_input_writes_nothing) {
             {clperm_shuffle(ctx, src, dst, n, 8, 1, &rounds65, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT, "65 rounds"},
             {clperm_shuffle(ctx, src, dst, n, 8, 1, &lcg24, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT, "lcg rounds"},
             {clperm_shuffle(ctx, src, dst, n, 8, 1, &kind9, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT, "kind 9"},
+            {clperm_shuffle(ctx, src, dst, n, 8, 1, &feistel65, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT,
+             "feistel 65 rounds"},
             {clperm_shuffle(ctx, NULL, dst, n, 8, 1, NULL, 0, NULL, NULL), CLPERM_ERROR_INVALID_BUFFER, "NULL src"},
             {clperm_shuffle(ctx, src, dst, n, 8, 1, NULL, 1, NULL, NULL), CLPERM_ERROR_INVALID_EVENT_LIST, "events"},
             {clperm_shuffle(NULL, src, dst, n, 8, 1, NULL, 0, NULL, NULL), CLPERM_ERROR_INVALID_CONTEXT, "NULL ctx"},
