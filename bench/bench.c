@@ -95,8 +95,9 @@ static void usage(FILE *f) {
           "segment: Shearsort on the diagonal arrangement and the Afshani-Sitchinava sort (no bank\n"
           "conflicts; the latter for segments up to 512) and the bitonic network in local memory,\n"
           "plain and padded. Partition rows (op partition) order each segment stably by the low\n"
-          "8 bits of the key (a radix-sort step) with the same tiles. \"of copy\" compares bytes\n"
-          "moved (8 per key) with the device's copy.\n"
+          "8 or 3 bits of the key (a radix-sort step) with the same tiles, or by 3 bits with the\n"
+          "counting partition (Afshani-Sitchinava Corollary 1; not stable, checked label by\n"
+          "label). \"of copy\" compares bytes moved (8 per key) with the device's copy.\n"
           "  --segments LIST   segment sizes of the sort rows (default 512,1024,2048).\n"
           "Generator rows (op rng): rng_fill writes n u32 with clperm_rng_fill for every shipped\n"
           "generator (family and k), Random123's Philox4x32-10 (when built with librandom123-dev)\n"
@@ -365,7 +366,9 @@ static const struct {
                   {"sort_segments", CLPERM_TILE_SORT_BITONIC_PADDED, 0, "bitonic-padded"},
                   {"sort_segments", CLPERM_TILE_SORT_AS, 0, "as"},
                   {"partition", CLPERM_TILE_SORT_SHEAR, 8, "shear-8bit"},
-                  {"partition", CLPERM_TILE_SORT_AS, 8, "as-8bit"}};
+                  {"partition", CLPERM_TILE_SORT_AS, 8, "as-8bit"},
+                  {"partition", CLPERM_TILE_SORT_SHEAR, 3, "shear-3bit"},
+                  {"partition", CLPERM_TILE_PARTITION_COUNTING, 3, "counting-3bit"}};
 
 /* Tile sort and partition rows at size n for every segment size; returns the number that failed. */
 static int sort_rows(const bench_opts *o, bench_dev *d, uint64_t n, const bench_row *bounds, bench_row *rows,
@@ -380,8 +383,11 @@ static int sort_rows(const bench_opts *o, bench_dev *d, uint64_t n, const bench_
             fprintf(stderr, ", %s %s", sort_cases[c].op, variant);
             fflush(stderr);
             uint64_t max = 0;
-            clperm_sort_segment_max(bench_dev_ctx(d), CLPERM_KEY_U32, sort_cases[c].bits != 0, sort_cases[c].algorithm,
-                                    &max);
+            if (sort_cases[c].bits)
+                clperm_partition_segment_max(bench_dev_ctx(d), CLPERM_KEY_U32, sort_cases[c].bits,
+                                             sort_cases[c].algorithm, &max);
+            else
+                clperm_sort_segment_max(bench_dev_ctx(d), CLPERM_KEY_U32, 0, sort_cases[c].algorithm, &max);
             if (o->segments[s] > max) {
                 fprintf(stderr, " (above its largest segment, %llu)", (unsigned long long)max);
                 continue;

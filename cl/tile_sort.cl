@@ -406,3 +406,108 @@ __kernel TS_ATTRS void clperm_transpose_tiles(__global const ts_key *src, __glob
     TS_TRACE_END;
 }
 #endif
+
+/* ---- The Afshani-Sitchinava partition (Corollary 1): W <= sqrt(M), labels below W ----
+ * Lemma 1's passes with every row sort a counting sort by label, O(M) per row. Row r of the tile
+ * lives in bank r (element (r, c) at c * W + r), so a work-item touches only its own bank while it
+ * counts and scatters its row, wherever the labels send the items; its W + 1 counters (the labels
+ * and the padding's label W, which sorts last) lie in that bank too. Conversions are gathers with
+ * a skewed schedule: from row-major order work-item r takes, at step s, column (s + r * M/W) mod M
+ * of its new row, whose source row (s / (M/W) + r) mod W differs between work-items; from
+ * column-major order column (s + r) mod M, whose source lies in bank (s + r) mod W. Keys and
+ * labels move between two buffers, X and Y. A last conversion from row-major order leaves element
+ * e of the result at address e. Not stable: keys of one label come out in an order fixed by the
+ * algorithm, the same on every device. */
+#if defined(CLPERM_TS_COUNTING) && CLPERM_TS_COUNTING
+#if TS_M < TS_W * TS_W || (1 << CLPERM_TS_DIGIT_BITS) > TS_W
+#error "the counting partition needs W * W <= M and labels below W"
+#endif
+#define TP_ADDR(r, c) ((c) * TS_W + (r))
+#define TP_Q (TS_M / TS_W)
+#define TP_LABELS (TS_W + 1)
+#define TP_LABEL(k) ((uint)((k) >> CLPERM_TS_DIGIT_SHIFT) & ((1u << CLPERM_TS_DIGIT_BITS) - 1u))
+/* Trace addresses: keys X, keys Y, labels X, labels Y, counters. */
+#define TP_KX 0
+#define TP_KY TS_T
+#define TP_LX (2 * TS_T)
+#define TP_LY (3 * TS_T)
+#define TP_C (4 * TS_T)
+
+/* Row lid of X counting-sorted by label into Y (labels in decreasing order when desc). */
+#define TP_SORT_ROWS(desc)                                                                         \
+    do {                                                                                           \
+        for (uint b = 0; b < TP_LABELS; b++) TS_ST(lc, TP_C, b * TS_W + lid, 0u);                  \
+        for (uint c = 0; c < TS_M; c++) {                                                          \
+            uint l = TS_LD(llx, TP_LX, TP_ADDR(lid, c));                                           \
+            uint v = TS_LD(lc, TP_C, l * TS_W + lid);                                              \
+            TS_ST(lc, TP_C, l * TS_W + lid, v + 1u);                                               \
+        }                                                                                          \
+        uint acc = 0;                                                                              \
+        for (uint i = 0; i < TP_LABELS; i++) {                                                     \
+            uint b = (desc) ? TP_LABELS - 1 - i : i;                                               \
+            uint v = TS_LD(lc, TP_C, b * TS_W + lid);                                              \
+            TS_ST(lc, TP_C, b * TS_W + lid, acc);                                                  \
+            acc += v;                                                                              \
+        }                                                                                          \
+        for (uint c = 0; c < TS_M; c++) {                                                          \
+            uint l = TS_LD(llx, TP_LX, TP_ADDR(lid, c));                                           \
+            ts_key k = TS_LD(lkx, TP_KX, TP_ADDR(lid, c));                                         \
+            uint pos = TS_LD(lc, TP_C, l * TS_W + lid);                                            \
+            TS_ST(lc, TP_C, l * TS_W + lid, pos + 1u);                                             \
+            TS_ST(lky, TP_KY, TP_ADDR(lid, pos), k);                                               \
+            TS_ST(lly, TP_LY, TP_ADDR(lid, pos), l);                                               \
+        }                                                                                          \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+    } while (0)
+
+/* Y gathered into X: SRC(c) is the address in Y of the item that lands in column c of row lid,
+ * COL(s) the column that step s fills. */
+#define TP_CONVERT(COL, SRC)                                                                       \
+    do {                                                                                           \
+        for (uint s = 0; s < TS_M; s++) {                                                          \
+            uint c = (COL(s)) & (TS_M - 1), a = SRC(c);                                            \
+            ts_key k = TS_LD(lky, TP_KY, a);                                                       \
+            uint l = TS_LD(lly, TP_LY, a);                                                         \
+            TS_ST(lkx, TP_KX, TP_ADDR(lid, c), k);                                                 \
+            TS_ST(llx, TP_LX, TP_ADDR(lid, c), l);                                                 \
+        }                                                                                          \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+    } while (0)
+/* From row-major order: (r, c) receives linear index L = c * W + r, which was at (L / M, L % M). */
+#define TP_ROWS_COL(s) ((s) + lid * TP_Q)
+#define TP_ROWS_SRC(c) TP_ADDR(((c) * TS_W + lid) / TS_M, ((c) * TS_W + lid) % TS_M)
+/* From column-major order: (r, c) receives L = r * M + c, which was at (L % W, L / W), address L. */
+#define TP_COLS_COL(s) ((s) + lid)
+#define TP_COLS_SRC(c) (lid * TS_M + (c))
+
+__kernel TS_ATTRS void clperm_partition_tile_counting(__global ts_key *keys, __global uint *values, ulong n,
+                                                      ulong seg TS_TRACE_PARAMS) {
+    __local ts_key lkx[TS_T * TS_G], lky[TS_T * TS_G];
+    __local uint llx[TS_T * TS_G], lly[TS_T * TS_G], lc[TP_LABELS * TS_W * TS_G];
+    TS_SEGMENT;
+    TS_TRACE_BEGIN;
+    /* Element e to address e: row e % W, column e / W (any arrangement will do). */
+    for (uint q = 0; q < TS_M; q++) {
+        uint e = q * TS_W + lid;
+        ts_key k = e < len ? ts_to_ordered(keys[base + e]) : (ts_key)0;
+        TS_ST(lkx, TP_KX, e, k);
+        TS_ST(llx, TP_LX, e, e < len ? TP_LABEL(k) : (uint)TS_W);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll 1
+    for (uint pass = 0; pass < 2; pass++) {
+        TP_SORT_ROWS(lid & 1); /* alternating order */
+        TP_CONVERT(TP_ROWS_COL, TP_ROWS_SRC);
+        TP_SORT_ROWS(0);
+        TP_CONVERT(TP_COLS_COL, TP_COLS_SRC);
+    }
+    TP_SORT_ROWS(0);
+    TP_CONVERT(TP_ROWS_COL, TP_ROWS_SRC);
+    for (uint q = 0; q < TS_M; q++) {
+        uint e = q * TS_W + lid;
+        ts_key k = TS_LD(lkx, TP_KX, e);
+        if (e < len) keys[base + e] = ts_from_ordered(k);
+    }
+    TS_TRACE_END;
+}
+#endif

@@ -445,8 +445,12 @@ typedef enum clperm_tile_sort {
     CLPERM_TILE_SORT_SHEAR = 1,          /* Shearsort on the diagonal arrangement: no conflicts */
     CLPERM_TILE_SORT_BITONIC = 2,        /* bitonic network in local memory, plain indexing     */
     CLPERM_TILE_SORT_BITONIC_PADDED = 3, /* the same with one pad word after every w words      */
-    CLPERM_TILE_SORT_AS = 4              /* Afshani-Sitchinava, Lemma 1 (w <= sqrt(m)): five row
+    CLPERM_TILE_SORT_AS = 4,             /* Afshani-Sitchinava, Lemma 1 (w <= sqrt(m)): five row
                                             sorts whatever w; narrow tiles, small segments      */
+    CLPERM_TILE_PARTITION_COUNTING = 5   /* partitions only: Afshani-Sitchinava, Corollary 1,
+                                            Lemma 1 with counting sorts of the rows, O(m), no
+                                            bank conflicts; w = 2^bits, m >= w * w; NOT stable,
+                                            keys only (values NULL)                             */
 } clperm_tile_sort;
 
 typedef struct clperm_tile_shape {
@@ -487,12 +491,21 @@ CLPERM_API clperm_status clperm_sort_segments_host(clperm_key_type type, void *k
  * flipped for i32, totalOrder bits for f32). Keys of label 0 come first, then label 1, ..., each
  * label's keys in input order, values moved with their keys: the step of an LSD radix sort. Runs
  * the tile sort `algorithm` on (label, position). Errors as clperm_sort_segments, and
- * shift + bits beyond the key's width. */
+ * shift + bits beyond the key's width.
+ * With CLPERM_TILE_PARTITION_COUNTING the labels come out in the same order but the keys of one
+ * label do not keep their input order (the order is fixed by the algorithm, the same on every
+ * device); values must be NULL, and the tile of 2^bits x m keys (m >= 4^bits) must fit local
+ * memory: bits 1..3 on most GPUs. */
 CLPERM_API clperm_status clperm_partition_segments(clperm_ctx *ctx, clperm_key_type type, cl_mem keys,
                                                    cl_mem values, uint64_t n, uint64_t segment,
                                                    unsigned shift, unsigned bits,
                                                    clperm_tile_sort algorithm, cl_uint num_events,
                                                    const cl_event *events, cl_event *event);
+
+/* The largest segment clperm_partition_segments takes with `algorithm` and labels of `bits`
+ * bits, for keys of `type` without values. */
+CLPERM_API clperm_status clperm_partition_segment_max(clperm_ctx *ctx, clperm_key_type type, unsigned bits,
+                                                      clperm_tile_sort algorithm, uint64_t *out);
 
 /* The same on the host. */
 CLPERM_API clperm_status clperm_partition_segments_host(clperm_key_type type, void *keys,
@@ -517,6 +530,12 @@ typedef struct clperm_conflict_report {
 CLPERM_API clperm_status clperm_sort_conflicts(clperm_ctx *ctx, clperm_key_type type, int with_values,
                                                uint64_t segment, clperm_tile_sort algorithm,
                                                const void *keys, uint64_t n, clperm_conflict_report *out);
+
+/* The same for clperm_partition_segments (keys only); the counting partition's accesses depend on
+ * the labels, so pass the keys to check. */
+CLPERM_API clperm_status clperm_partition_conflicts(clperm_ctx *ctx, clperm_key_type type, uint64_t segment,
+                                                    unsigned shift, unsigned bits, clperm_tile_sort algorithm,
+                                                    const void *keys, uint64_t n, clperm_conflict_report *out);
 
 /* Transposes `count` matrices of rows x cols items of `type` (row-major, one after another) from
  * src into dst, where each becomes cols x rows. One matrix per work-group of w work-items (the

@@ -67,6 +67,42 @@ static uint64_t segment_max(const clperm_ctx *ctx, clperm_key_type type, int wit
     return best;
 }
 
+/* The tiles per work-group: CLPERM_PARAM_SORT_TILES, else enough tiles for 32 work-items, within
+ * the work-group size and the tiles that fit local memory. */
+static void tiles_per_group(const clperm_ctx *ctx, clperm_tile_shape *s) {
+    s->tiles_per_cu = (uint32_t)(ctx->profile.local_mem_bytes / s->local_bytes);
+    uint32_t g = (uint32_t)ctx->params[CLPERM_PARAM_SORT_TILES];
+    if (!g) g = s->w < 32 ? 32 / s->w : 1;
+    while (g > 1 && ((size_t)g * s->w > ctx->profile.max_work_group_size || g > s->tiles_per_cu)) g /= 2;
+    s->tiles_per_group = g;
+}
+
+/* The counting partition (Corollary 1): w = 2^bits (at least 2) rows of m >= w * w keys, two
+ * copies of keys and labels and w + 1 counters per row in local memory. */
+static clperm_status plan_counting(const clperm_ctx *ctx, clperm_key_type type, int with_values, uint64_t segment,
+                                   int trace, unsigned digit_shift, unsigned digit_bits, sort_plan *p) {
+    CLPERM_RETURN_IF(digit_bits == 0 || with_values || segment == 0, CLPERM_ERROR_INVALID_ARGUMENT);
+    uint32_t w = 2;
+    while (w < (1u << digit_bits)) w *= 2;
+    uint64_t t = (uint64_t)w * w * w;
+    while (t < segment) t *= 2;
+    clperm_tile_shape *s = &p->shape;
+    s->w = w;
+    s->local_bytes = 2 * t * (clperm_key_size(type) + 4) + (uint64_t)(w + 1) * w * 4;
+    CLPERM_RETURN_IF(w > width_cap(ctx) || t / w > 65536 || s->local_bytes > ctx->profile.local_mem_bytes,
+                     CLPERM_ERROR_INVALID_ARGUMENT);
+    s->m = (uint32_t)(t / w);
+    tiles_per_group(ctx, s);
+    p->kernel = "clperm_partition_tile_counting";
+    snprintf(p->options, sizeof p->options,
+             "-DCLPERM_TS_W=%u -DCLPERM_TS_M=%u -DCLPERM_TS_TILES=%u -DCLPERM_TS_KEY_KIND=%d -DCLPERM_TS_VALUES=0 "
+             "-DCLPERM_TS_TRACE=%d -DCLPERM_TS_DIGIT_BITS=%u -DCLPERM_TS_DIGIT_SHIFT=%u -DCLPERM_TS_COUNTING=1",
+             s->w, s->m, s->tiles_per_group, (int)type, trace, digit_bits, digit_shift);
+    /* No register networks: the kernel sorts nothing in registers. */
+    snprintf(p->networks, sizeof p->networks, "#define CLPERM_TS_NET_M\n#define CLPERM_TS_NET_W\n");
+    return CLPERM_SUCCESS;
+}
+
 /* with_values: 1 when the tile keeps positions (values, or a partition of digit_bits > 0). */
 static clperm_status plan_sort(const clperm_ctx *ctx, clperm_key_type type, int with_values, uint64_t segment,
                                clperm_tile_sort algorithm, int trace, unsigned digit_shift, unsigned digit_bits,
@@ -75,6 +111,8 @@ static clperm_status plan_sort(const clperm_ctx *ctx, clperm_key_type type, int 
     CLPERM_RETURN_IF(digit_bits > 8 || digit_shift + digit_bits > 8 * clperm_key_size(type),
                      CLPERM_ERROR_INVALID_ARGUMENT);
     int positions = with_values || digit_bits;
+    if (algorithm == CLPERM_TILE_PARTITION_COUNTING) return plan_counting(ctx, type, with_values, segment, trace,
+                                                                          digit_shift, digit_bits, p);
     if (algorithm == CLPERM_TILE_SORT_AUTO) algorithm = (clperm_tile_sort)clperm__tuning_for(&ctx->profile)->sort_auto;
     switch (algorithm) {
     case CLPERM_TILE_SORT_SHEAR: p->kernel = "clperm_sort_tile_shear"; break;
@@ -92,11 +130,7 @@ static clperm_status plan_sort(const clperm_ctx *ctx, clperm_key_type type, int 
     s->w = w;
     s->m = (uint32_t)(t / w);
     s->local_bytes = tile_local_bytes(type, positions, s->w, s->m);
-    s->tiles_per_cu = (uint32_t)(ctx->profile.local_mem_bytes / s->local_bytes);
-    uint32_t g = (uint32_t)ctx->params[CLPERM_PARAM_SORT_TILES];
-    if (!g) g = s->w < 32 ? 32 / s->w : 1;
-    while (g > 1 && ((size_t)g * s->w > ctx->profile.max_work_group_size || g > s->tiles_per_cu)) g /= 2;
-    s->tiles_per_group = g;
+    tiles_per_group(ctx, s);
     snprintf(p->options, sizeof p->options,
              "-DCLPERM_TS_W=%u -DCLPERM_TS_M=%u -DCLPERM_TS_TILES=%u -DCLPERM_TS_KEY_KIND=%d -DCLPERM_TS_VALUES=%d "
              "-DCLPERM_TS_TRACE=%d -DCLPERM_TS_DIGIT_BITS=%u -DCLPERM_TS_DIGIT_SHIFT=%u",
@@ -152,6 +186,29 @@ clperm_status clperm_sort_segment_max(clperm_ctx *ctx, clperm_key_type type, int
     *out = segment_max(ctx, type, with_values, algorithm);
     clperm__ctx_leave(ctx);
     return CLPERM_SUCCESS;
+}
+
+clperm_status clperm_partition_segment_max(clperm_ctx *ctx, clperm_key_type type, unsigned bits,
+                                           clperm_tile_sort algorithm, uint64_t *out) {
+    CLPERM_RETURN_IF(!out || bits == 0 || bits > 8 || (unsigned)algorithm > CLPERM_TILE_PARTITION_COUNTING,
+                     CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_RETURN_IF(clperm_key_size(type) == 0, CLPERM_ERROR_INVALID_TYPE);
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    clperm_status st = CLPERM_SUCCESS;
+    if (algorithm != CLPERM_TILE_PARTITION_COUNTING) {
+        *out = segment_max(ctx, type, 1, algorithm);
+    } else {
+        /* The largest power of two that plans; none when the smallest tile does not fit. */
+        sort_plan p;
+        uint64_t best = 0;
+        for (uint64_t t = 1; t <= (UINT64_C(1) << 24) && plan_counting(ctx, type, 0, t, 0, 0, bits, &p) == CLPERM_SUCCESS;
+             t *= 2)
+            best = t;
+        if (best) *out = best;
+        else st = CLPERM_ERROR_INVALID_ARGUMENT;
+    }
+    clperm__ctx_leave(ctx);
+    return st;
 }
 
 clperm_status clperm_sort_tile_shape(clperm_ctx *ctx, clperm_key_type type, int with_values, uint64_t segment,
@@ -250,10 +307,11 @@ static clperm_status read_trace(clperm_ctx *ctx, cl_mem trace, cl_uint *rec, uin
 }
 
 static clperm_status conflicts_checked(clperm_ctx *ctx, clperm_key_type type, int with_values, uint64_t segment,
-                                       clperm_tile_sort algorithm, const void *keys, uint64_t n,
-                                       clperm_conflict_report *out) {
+                                       clperm_tile_sort algorithm, unsigned shift, unsigned bits, const void *keys,
+                                       uint64_t n, clperm_conflict_report *out) {
     sort_plan p;
-    CLPERM_TRY(plan_sort(ctx, type, with_values, segment, algorithm, 1, 0, 0, &p));
+    CLPERM_RETURN_IF(bits == 0 && shift != 0, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_TRY(plan_sort(ctx, type, with_values, segment, algorithm, 1, shift, bits, &p));
     CLPERM_RETURN_IF(n == 0, CLPERM_ERROR_INVALID_ARGUMENT);
     size_t ks = clperm_key_size(type);
     uint64_t g = p.shape.tiles_per_group, tiles = ((n + segment - 1) / segment + g - 1) / g * g;
@@ -297,7 +355,17 @@ clperm_status clperm_sort_conflicts(clperm_ctx *ctx, clperm_key_type type, int w
                                     clperm_conflict_report *out) {
     CLPERM_RETURN_IF(!out, CLPERM_ERROR_INVALID_ARGUMENT);
     CLPERM_TRY(clperm__ctx_enter(ctx));
-    clperm_status st = conflicts_checked(ctx, type, with_values, segment, algorithm, keys, n, out);
+    clperm_status st = conflicts_checked(ctx, type, with_values, segment, algorithm, 0, 0, keys, n, out);
+    clperm__ctx_leave(ctx);
+    return st;
+}
+
+clperm_status clperm_partition_conflicts(clperm_ctx *ctx, clperm_key_type type, uint64_t segment, unsigned shift,
+                                         unsigned bits, clperm_tile_sort algorithm, const void *keys, uint64_t n,
+                                         clperm_conflict_report *out) {
+    CLPERM_RETURN_IF(!out || bits == 0, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    clperm_status st = conflicts_checked(ctx, type, 0, segment, algorithm, shift, bits, keys, n, out);
     clperm__ctx_leave(ctx);
     return st;
 }

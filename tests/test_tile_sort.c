@@ -241,6 +241,115 @@ Test(tile_sort, partition_equals_host) {
     }
 }
 
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The label of key i as the device sees it (the order-preserving form; f32 is not used here). */
+static uint64_t label_of(const void *keys, uint64_t i, clperm_key_type type, unsigned shift, unsigned bits) {
+    uint64_t k = test_item(keys, i, clperm_key_size(type));
+    if (type == CLPERM_KEY_I32) k ^= 0x80000000u;
+    return (k >> shift) & ((1u << bits) - 1);
+}
+
+/* The counting partition (Corollary 1) is not stable: its output must have the host's labels at
+ * every position, and within each run of one label the same keys. Every device, 1 to 3 label
+ * bits, awkward segments (a partial one last), and zero bank conflicts in the trace. */
+Test(tile_sort, counting_partition_groups_labels) {
+    uint64_t seed = test_seed();
+    static const clperm_key_type ptypes[] = {CLPERM_KEY_U32, CLPERM_KEY_I32, CLPERM_KEY_U64};
+#ifdef CLPERM_TEST_SMALL
+    static const uint64_t psegs[] = {1, 9, 64};
+#else
+    static const uint64_t psegs[] = {1, 2, 7, 8, 9, 63, 64, 65, 511, 512, 513, 1000};
+#endif
+    for (size_t dev = 0; dev < test_device_count(); dev++) {
+        clperm_ctx *ctx = test_open(dev);
+        for (size_t t = 0; t < sizeof ptypes / sizeof ptypes[0]; t++)
+            for (unsigned bits = 1; bits <= 3; bits++)
+                for (size_t s = 0; s < sizeof psegs / sizeof psegs[0]; s++)
+                    for (int pattern = 0; pattern < 3; pattern++) {
+                        clperm_key_type type = ptypes[t];
+                        size_t ks = clperm_key_size(type);
+                        uint64_t seg = psegs[s], n = 2 * seg + seg / 3 + 1;
+                        unsigned shift = (unsigned)(s % 2 ? 8 * ks - bits : 3);
+                        void *keys = malloc(n * ks), *want = malloc(n * ks), *got = malloc(n * ks);
+                        uint64_t *a = malloc(n * 8), *b = malloc(n * 8);
+                        cr_assert(keys && want && got && a && b);
+                        fill_keys(keys, type, n, pattern == 2 ? EQUAL : pattern == 1 ? FEW : RANDOM, seed + s);
+                        memcpy(want, keys, n * ks);
+                        cr_assert_eq(clperm_partition_segments_host(type, want, NULL, n, seg, shift, bits), CLPERM_SUCCESS);
+                        cl_mem dk = device_copy(ctx, keys, n * ks);
+                        clperm_status st = clperm_partition_segments(ctx, type, dk, NULL, n, seg, shift, bits,
+                                                                     CLPERM_TILE_PARTITION_COUNTING, 0, NULL, NULL);
+                        cr_assert_eq(st, CLPERM_SUCCESS, "%s: %s bits=%u segment=%llu: %s", test_device_label(ctx),
+                                     type_names[type], bits, (unsigned long long)seg, clperm_status_name(st));
+                        cr_assert_eq(test_read(ctx, dk, n * ks, got), 0);
+                        clReleaseMemObject(dk);
+                        for (uint64_t i = 0; i < n;) {
+                            uint64_t l = label_of(want, i, type, shift, bits), j = i;
+                            while (j < n && (j == i || j % seg != 0) && label_of(want, j, type, shift, bits) == l) {
+                                cr_assert_eq(label_of(got, j, type, shift, bits), l,
+                                             "%s: %s bits=%u segment=%llu pattern=%d: label at %llu",
+                                             test_device_label(ctx), type_names[type], bits, (unsigned long long)seg,
+                                             pattern, (unsigned long long)j);
+                                a[j - i] = test_item(want, j, ks);
+                                b[j - i] = test_item(got, j, ks);
+                                j++;
+                            }
+                            qsort(a, j - i, 8, cmp_u64);
+                            qsort(b, j - i, 8, cmp_u64);
+                            cr_assert(memcmp(a, b, (j - i) * 8) == 0, "%s: %s bits=%u segment=%llu: keys of label %llu "
+                                      "at %llu differ", test_device_label(ctx), type_names[type], bits,
+                                      (unsigned long long)seg, (unsigned long long)l, (unsigned long long)i);
+                            i = j;
+                        }
+                        free(keys), free(want), free(got), free(a), free(b);
+                    }
+        /* No bank conflicts, whatever the labels send where. */
+        for (unsigned bits = 1; bits <= 3; bits++) {
+            uint64_t w = bits == 1 ? 2 : UINT64_C(1) << bits;
+            for (uint64_t seg = w * w * w; seg <= 2 * w * w * w; seg *= 2)
+                for (int pattern = 0; pattern < 2; pattern++) {
+                    uint32_t *keys = malloc(2 * seg * 4);
+                    fill_keys(keys, CLPERM_KEY_U32, 2 * seg, pattern ? FEW : RANDOM, seed + seg);
+                    clperm_conflict_report r;
+                    clperm_status st = clperm_partition_conflicts(ctx, CLPERM_KEY_U32, seg, 0, bits,
+                                                                  CLPERM_TILE_PARTITION_COUNTING, keys, 2 * seg, &r);
+                    free(keys);
+                    cr_assert_eq(st, CLPERM_SUCCESS, "%s: counting trace bits=%u: %s", test_device_label(ctx), bits,
+                                 clperm_status_name(st));
+                    cr_assert_eq(r.shape.w, w);
+                    cr_assert_gt(r.accesses, 20 * seg, "trace recorded too little");
+                    cr_assert_eq(r.conflicts, 0, "counting partition w=%u m=%u: %llu conflicts", r.shape.w, r.shape.m,
+                                 (unsigned long long)r.conflicts);
+                    cr_log_info("counting w=%u m=%u, per tile: %llu accesses in %llu steps, 0 conflicts", r.shape.w,
+                                r.shape.m, (unsigned long long)(r.accesses / r.tiles),
+                                (unsigned long long)(r.steps / r.tiles));
+                }
+        }
+        /* Not a sort, no values, labels that need too wide a tile: refused, keys untouched. */
+        uint32_t pattern[64], back[64];
+        for (int i = 0; i < 64; i++) pattern[i] = 0x5a5a0000u + (uint32_t)i;
+        cl_mem dk = device_copy(ctx, pattern, sizeof pattern), dv = device_copy(ctx, pattern, sizeof pattern);
+        cr_assert_eq(clperm_sort_segments(ctx, CLPERM_KEY_U32, dk, NULL, 64, 64, CLPERM_TILE_PARTITION_COUNTING, 0,
+                                          NULL, NULL),
+                     CLPERM_ERROR_INVALID_ARGUMENT);
+        cr_assert_eq(clperm_partition_segments(ctx, CLPERM_KEY_U32, dk, dv, 64, 64, 0, 2, CLPERM_TILE_PARTITION_COUNTING,
+                                               0, NULL, NULL),
+                     CLPERM_ERROR_INVALID_ARGUMENT);
+        cr_assert_eq(clperm_partition_segments(ctx, CLPERM_KEY_U32, dk, NULL, 64, 64, 0, 8,
+                                               CLPERM_TILE_PARTITION_COUNTING, 0, NULL, NULL),
+                     CLPERM_ERROR_INVALID_ARGUMENT);
+        cr_assert_eq(test_read(ctx, dk, sizeof back, back), 0);
+        cr_assert(memcmp(back, pattern, sizeof back) == 0, "a refused call wrote the keys");
+        clReleaseMemObject(dk);
+        clReleaseMemObject(dv);
+        clperm_ctx_free(ctx);
+    }
+}
+
 /* Batched transposes against the host at awkward shapes, and without bank conflicts. */
 Test(tile_sort, transpose_equals_host) {
     static const uint32_t shapes[][2] = {{1, 1}, {1, 33}, {33, 1}, {2, 3}, {31, 32}, {32, 32}, {33, 65}, {17, 100}, {64, 64}};
