@@ -69,7 +69,7 @@ typedef struct clperm_bijection_key {
     clperm_u64 lcg_add; /* LCG: increment c, below 2^bits                                  */
     clperm_u32 kind;    /* CLPERM_BIJ_PHILOX, CLPERM_BIJ_LCG or CLPERM_BIJ_FEISTEL           */
     clperm_u32 bits;    /* ceil(log2(domain)), CLPERM_BIJECTION_MIN_BITS .. 64               */
-    clperm_u32 left_bits, right_bits; /* VariablePhilox halves: bits/2 rounded down, up    */
+    clperm_u32 left_bits, right_bits; /* halves: VariablePhilox bits/2 down, up; Feistel ceil(log2 a), h */
     clperm_u32 rounds;  /* Feistel rounds (both kinds), 1 .. CLPERM_PHILOX_MAX_ROUNDS         */
     clperm_u32 radix;   /* Feistel over a x 2^h: a (>= 16); h is right_bits                    */
     clperm_u32 reserved[2];
