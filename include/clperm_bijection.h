@@ -161,14 +161,13 @@ CLPERM_BIJ_FN clperm_u32 clperm__bij_mulhi(clperm_u32 a, clperm_u32 b) {
     return (clperm_u32)(((clperm_u64)a * b) >> 32);
 }
 
-/* The Feistel rounds' keyed hash: MurmurHash3's fmix32 of v ^ key, a bijection of v. */
+/* MurmurHash3's fmix32 on h in place (a scalar or a vector of uint). */
+#define CLPERM__FMIX32(h) ((h) ^= (h) >> 16, (h) *= 0x85EBCA6Bu, (h) ^= (h) >> 13, (h) *= 0xC2B2AE35u, (h) ^= (h) >> 16)
+
+/* The Feistel rounds' keyed hash: fmix32 of v ^ key, a bijection of v. */
 CLPERM_BIJ_FN clperm_u32 clperm__feistel_hash(clperm_u32 v, clperm_u32 key) {
     clperm_u32 h = v ^ key;
-    h ^= h >> 16;
-    h *= 0x85EBCA6Bu;
-    h ^= h >> 13;
-    h *= 0xC2B2AE35u;
-    h ^= h >> 16;
+    CLPERM__FMIX32(h);
     return h;
 }
 
@@ -225,11 +224,7 @@ CLPERM_BIJ_FN clperm_u64 clperm_feistel_invert(const clperm_bijection_key *k, cl
  * CLPERM_FEISTEL_RADIX16 promises radix <= 2^16. */
 inline uint8 clperm__feistel_hash8(uint8 v, uint key) {
     uint8 h = v ^ key;
-    h ^= h >> 16;
-    h *= 0x85EBCA6Bu;
-    h ^= h >> 13;
-    h *= 0xC2B2AE35u;
-    h ^= h >> 16;
+    CLPERM__FMIX32(h);
     return h;
 }
 

@@ -127,15 +127,19 @@ Test(shuffle_stats, lcg_fails) {
  * samples. Here the statistic falls from about 5.9 million (1 round) through 650,000 (2), 470,000
  * (4), 17,000 (8) to 1,100 .. 1,450 (12), whatever the base; at 16 rounds p is around 1e-4 .. 1e-9,
  * at 18 and more it passes: only 12 rounds and fewer are asserted. */
+static void few_rounds_fail(clperm_bijection kind, const int *rounds, size_t count) {
+    uint64_t base = base_seed();
+    for (size_t i = 0; i < count; i++) {
+        clperm_shuffle_opts o = {kind, rounds[i]};
+        clperm_chi2_result res = chi2_n5(&o, PAPER_COUNT, base);
+        cr_assert(res.statistic > 700 && res.p_value < 1e-60, "%s passed chi2 at n=5: statistic %.2f, p %.3g",
+                  label(&o), res.statistic, res.p_value);
+    }
+}
+
 Test(shuffle_stats, philox_few_rounds_fail_chi2_n5) {
     static const int rounds[] = {1, 2, 4, 8, 12};
-    uint64_t base = base_seed();
-    for (size_t i = 0; i < sizeof rounds / sizeof rounds[0]; i++) {
-        clperm_shuffle_opts o = {CLPERM_BIJECTION_PHILOX, rounds[i]};
-        clperm_chi2_result res = chi2_n5(&o, PAPER_COUNT, base);
-        cr_assert(res.statistic > 700 && res.p_value < 1e-60, "philox-%d passed chi2 at n=5: statistic %.2f, p %.3g",
-                  rounds[i], res.statistic, res.p_value);
-    }
+    few_rounds_fail(CLPERM_BIJECTION_PHILOX, rounds, sizeof rounds / sizeof rounds[0]);
 }
 
 /* The Feistel over a x 2^h at n = 5 works on a 16 x 16 domain. With 1 and 2 rounds the statistic
@@ -143,11 +147,5 @@ Test(shuffle_stats, philox_few_rounds_fail_chi2_n5) {
  * (4,000,000: statistics 270 .. 760, p below 1e-13), 5 and more pass there. */
 Test(shuffle_stats, feistel_few_rounds_fail_chi2_n5) {
     static const int rounds[] = {1, 2};
-    uint64_t base = base_seed();
-    for (size_t i = 0; i < sizeof rounds / sizeof rounds[0]; i++) {
-        clperm_shuffle_opts o = {CLPERM_BIJECTION_FEISTEL, rounds[i]};
-        clperm_chi2_result res = chi2_n5(&o, PAPER_COUNT, base);
-        cr_assert(res.statistic > 700 && res.p_value < 1e-60, "feistel-%d passed chi2 at n=5: statistic %.2f, p %.3g",
-                  rounds[i], res.statistic, res.p_value);
-    }
+    few_rounds_fail(CLPERM_BIJECTION_FEISTEL, rounds, sizeof rounds / sizeof rounds[0]);
 }
