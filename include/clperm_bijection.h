@@ -17,12 +17,12 @@
  *   LCG: f(x) = (a x + c) mod 2^bits, a odd.
  *
  *   Feistel over a x 2^h (alternating radices): a domain of radix * 2^h values, the smallest such
- *   product of at least n with h = max(4, floor(ceil(log2 n) / 2)) and radix >= 16, so it exceeds
- *   n by less than 2^h (about sqrt(n)) rather than by up to n. A value x is the pair (L, R) =
- *   (x >> h, x mod 2^h); even rounds add a keyed hash of R to L modulo radix, odd rounds a keyed
- *   hash of L to R modulo 2^h. The hash is MurmurHash3's 32-bit finaliser of the value xor the
- *   round key; it is reduced to [0, radix) by its high bits (mul_hi) and to [0, 2^h) by its top h
- *   bits.
+ *   product of at least n with b = ceil(log2 n), h = max(4, floor(b / 2), b - 31) and radix >= 16,
+ *   so it exceeds n by less than 2^h (about sqrt(n)) rather than by up to n. A value x is the pair
+ *   (L, R) = (x >> h, x mod 2^h); even rounds add a keyed hash of R to L modulo radix, odd rounds a
+ *   keyed hash of L to R modulo 2^h. The hash is MurmurHash3's 32-bit finaliser of the value xor
+ *   the round key; it is reduced to [0, radix) by ((hash >> 16) * radix) >> 16 for a radix up to
+ *   2^16, else by the high word of hash * radix, and to [0, 2^h) by its top h bits.
  *
  * In user kernels: declare the key's parameters with CLPERM_BIJECTION_KEY_PARAMS(key), rebuild it
  * with CLPERM_BIJECTION_KEY_UNPACK(key) at the top of the kernel, and call
@@ -70,10 +70,10 @@ typedef struct clperm_bijection_key {
     clperm_u32 kind;    /* CLPERM_BIJ_PHILOX, CLPERM_BIJ_LCG or CLPERM_BIJ_FEISTEL           */
     clperm_u32 bits;    /* ceil(log2(domain)), CLPERM_BIJECTION_MIN_BITS .. 64               */
     clperm_u32 left_bits, right_bits; /* halves: VariablePhilox bits/2 down, up; Feistel ceil(log2 a), h */
-    clperm_u32 rounds;  /* Feistel rounds (both kinds), 1 .. CLPERM_PHILOX_MAX_ROUNDS         */
+    clperm_u32 rounds;  /* VariablePhilox or Feistel rounds, 1 .. CLPERM_PHILOX_MAX_ROUNDS    */
     clperm_u32 radix;   /* Feistel over a x 2^h: a (>= 16); h is right_bits                    */
     clperm_u32 reserved[2];
-    clperm_u32 keys[CLPERM_PHILOX_MAX_ROUNDS]; /* round keys of both Feistel kinds            */
+    clperm_u32 keys[CLPERM_PHILOX_MAX_ROUNDS]; /* round keys (VariablePhilox, Feistel)         */
 } clperm_bijection_key;
 
 #ifdef __OPENCL_C_VERSION__
