@@ -54,7 +54,10 @@ clperm_status clperm_bijection_init(clperm_bijection_key *key, uint64_t n, uint6
     k.left_bits = k.bits / 2;
     k.right_bits = k.bits - k.left_bits;
     uint64_t state = mix64(seed ^ UINT64_C(0x6A09E667F3BCC909));
-    if (o.bijection == CLPERM_BIJECTION_FEISTEL) {
+    k.kind = o.bijection == CLPERM_BIJECTION_FEISTEL ? CLPERM_BIJ_FEISTEL
+             : o.bijection == CLPERM_BIJECTION_LCG   ? CLPERM_BIJ_LCG
+                                                     : CLPERM_BIJ_PHILOX;
+    if (k.kind == CLPERM_BIJ_FEISTEL) {
         /* a x 2^h >= n with h = max(4, floor(bits / 2), bits - 31) and a >= 16: a / 2^h is within
          * [1/2, 2] once n >= 2^8 (below 2^62), a <= 2^31 so that L + f fits 32 bits, and the
          * domain exceeds n by less than 2^h. */
@@ -63,19 +66,16 @@ clperm_status clperm_bijection_init(clperm_bijection_key *key, uint64_t n, uint6
         if (k.bits > 31 + h) h = k.bits - 31;
         uint64_t a = (n + (UINT64_C(1) << h) - 1) >> h;
         if (a < 16) a = 16;
-        k.kind = CLPERM_BIJ_FEISTEL;
         k.radix = (clperm_u32)a;
         k.right_bits = h;
         k.left_bits = ceil_log2(a);
         k.domain = a << h;
         k.bits = ceil_log2(k.domain);
     }
-    if (o.bijection != CLPERM_BIJECTION_LCG) {
-        if (o.bijection == CLPERM_BIJECTION_PHILOX) k.kind = CLPERM_BIJ_PHILOX;
+    if (k.kind != CLPERM_BIJ_LCG) {
         k.rounds = (clperm_u32)o.rounds;
         for (int r = 0; r < o.rounds; r++) k.keys[r] = (clperm_u32)(splitmix_next(&state) >> 32);
     } else {
-        k.kind = CLPERM_BIJ_LCG;
         k.lcg_mul = (splitmix_next(&state) | 1) & (k.domain - 1);
         k.lcg_add = splitmix_next(&state) & (k.domain - 1);
     }
