@@ -92,12 +92,13 @@ static void usage(FILE *f) {
           "(random 64-bit keys, LSD radix sort); and the host's single-thread Fisher-Yates.\n"
           "\"of gather\" compares items/s with the device's random gather at the same n.\n"
           "Sort rows (op sort_segments) sort n random u32 keys in segments, in place, one tile per\n"
-          "segment: Shearsort on the diagonal arrangement and the Afshani-Sitchinava sort (no bank\n"
-          "conflicts; the latter for segments up to 512) and the bitonic network in local memory,\n"
-          "plain and padded. Partition rows (op partition) order each segment stably by the low\n"
-          "8 or 3 bits of the key (a radix-sort step) with the same tiles, or by 3 bits with the\n"
-          "counting partition (Afshani-Sitchinava Corollary 1; not stable, checked label by\n"
-          "label). \"of copy\" compares bytes moved (8 per key) with the device's copy.\n"
+          "segment: Shearsort on the diagonal arrangement and the Afshani-Sitchinava sorts, Lemma 1\n"
+          "(as) and Theorems 1 and 2 (as-wide) (no bank conflicts; these for segments up to 512 on\n"
+          "32-wide devices), and the bitonic network in local memory, plain and padded. Partition\n"
+          "rows (op partition) order each segment stably by the low 8 or 3 bits of the key (a\n"
+          "radix-sort step) with the same tiles, or by 3 bits with the counting partition\n"
+          "(Afshani-Sitchinava Corollary 1; not stable, checked label by label). \"of copy\"\n"
+          "compares bytes moved (8 per key) with the device's copy.\n"
           "  --segments LIST   segment sizes of the sort rows (default 512,1024,2048).\n"
           "Generator rows (op rng): rng_fill writes n u32 with clperm_rng_fill for every shipped\n"
           "generator (family and k), Random123's Philox4x32-10 (when built with librandom123-dev)\n"
@@ -365,6 +366,7 @@ static const struct {
                   {"sort_segments", CLPERM_TILE_SORT_BITONIC, 0, "bitonic"},
                   {"sort_segments", CLPERM_TILE_SORT_BITONIC_PADDED, 0, "bitonic-padded"},
                   {"sort_segments", CLPERM_TILE_SORT_AS, 0, "as"},
+                  {"sort_segments", CLPERM_TILE_SORT_AS_WIDE, 0, "as-wide"},
                   {"partition", CLPERM_TILE_SORT_SHEAR, 8, "shear-8bit"},
                   {"partition", CLPERM_TILE_SORT_AS, 8, "as-8bit"},
                   {"partition", CLPERM_TILE_SORT_SHEAR, 3, "shear-3bit"},

@@ -19,8 +19,9 @@
  * The same kernels partition (CLPERM_TS_DIGIT_BITS): a stable sort by a label of a few bits.
  *
  * Required: CLPERM_TS_W and CLPERM_TS_M (powers of two; the shear sort needs M >= W),
- * CLPERM_TS_KEY_KIND (1 u32, 2 i32, 3 f32, 4 u64), and the networks CLPERM_TS_NET_M and
- * CLPERM_TS_NET_W (see ts_sort_row). CLPERM_TS_VALUES 1 carries a u32 value per key
+ * CLPERM_TS_KEY_KIND (1 u32, 2 i32, 3 f32, 4 u64), and the networks CLPERM_TS_NET_RUNS,
+ * CLPERM_TS_NET_MERGE and CLPERM_TS_NET_W (see ts_sort_row), with CLPERM_TS_RUN, the run length
+ * where the first two split, named in the options. CLPERM_TS_VALUES 1 carries a u32 value per key
  * and makes the sort stable: the tile sorts (key, position) pairs and the values follow the
  * positions. CLPERM_TS_TRACE 1 records every local-memory access (see TS_NOTE) for the bank
  * conflict check.
@@ -53,6 +54,10 @@
  * (ordered key >> CLPERM_TS_DIGIT_SHIFT) & (2^bits - 1). */
 #ifndef CLPERM_TS_DIGIT_BITS
 #define CLPERM_TS_DIGIT_BITS 0
+#endif
+/* sqrt(M) for the sort of Theorems 1 and 2, else 0. */
+#ifndef CLPERM_TS_S
+#define CLPERM_TS_S 0
 #endif
 #define TS_POSITIONS (CLPERM_TS_VALUES || CLPERM_TS_DIGIT_BITS)
 /* Loops over a work-item's registers unroll in full so that every index is static. NVIDIA's
@@ -178,12 +183,19 @@ inline ts_key ts_from_ordered(ts_key k) {
         p[j] = ts_s ? ts_pa : ts_pb;                                                               \
     } while (0)
 
-/* Sorting networks on registers, ascending: CLPERM_TS_NET_M sorts M keys, CLPERM_TS_NET_W sorts
- * W, each a list of TS_CX(i, j) (compare-exchange of k[i] and k[j]) that the host writes before
- * this file: Batcher's odd-even merge sort (191 compare-exchanges for 32 keys against the bitonic
- * network's 240). Straight-line code, so every index is static and the keys stay in registers. */
+/* Sorting networks on registers, ascending, lists of TS_CX(i, j) (compare-exchange of k[i] and
+ * k[j]) that the host writes before this file: Batcher's odd-even merge sort (191
+ * compare-exchanges for 32 keys against the bitonic network's 240), split where its runs reach
+ * the length of the sorted runs a gathered row holds: CLPERM_TS_NET_RUNS sorts those runs,
+ * CLPERM_TS_NET_MERGE merges them, the two sort M keys; CLPERM_TS_NET_W sorts W. Straight-line
+ * code, so every index is static and the keys stay in registers. */
 #define TS_CX(i, j) TS_CSWAP(k, p, i, j, 1);
-inline void ts_sort_row(ts_key *k, uint *p) { CLPERM_TS_NET_M }
+inline void ts_sort_runs(ts_key *k, uint *p) { CLPERM_TS_NET_RUNS }
+inline void ts_merge_row(ts_key *k, uint *p) { CLPERM_TS_NET_MERGE }
+inline void ts_sort_row(ts_key *k, uint *p) {
+    ts_sort_runs(k, p);
+    ts_merge_row(k, p);
+}
 inline void ts_sort_col(ts_key *k, uint *p) { CLPERM_TS_NET_W }
 
 /* Segment bounds of this work-group. */
@@ -279,9 +291,19 @@ clperm_sort_tile_shear(__global ts_key *keys, __global uint *values, ulong n, ul
 /* ---- The Afshani-Sitchinava sort, base case (Lemma 1): W <= sqrt(M) ----
  * Twice: sort rows in alternating order; convert row-major to column-major; sort rows; convert
  * back. Then sort rows. A conversion is a gather: work-item r reads the elements that its row
- * receives, in order, sorts them in registers and writes its own row. Column c is skewed by
- * c + c / (M/W): then the W elements that one step of a row-major load, a row-major to
- * column-major gather or the reverse gather touches lie in W different banks. */
+ * receives, sorts them in registers and writes its own row. Column c is skewed by c + c / (M/W):
+ * then the W elements that one step of a row-major load, a row-major to column-major gather or
+ * the reverse gather touches lie in W different banks.
+ * A gathered row holds W sorted runs of M/W, one from each source row, so only the merging levels
+ * of the network run on it. The gather reads the runs in ascending order into k[j*Q .. j*Q+Q-1]:
+ * from row-major order run j is columns j*Q .. j*Q+Q-1, reversed when source row j was written
+ * descending; from column-major order it is columns j, j+W, ... Every work-item reads the same
+ * column at a step, as in the plain order, so the order of the steps keeps them conflict-free. */
+/* The column that holds element t of run j, for runs of q in rows of m after a row-major source
+ * whose odd rows are descending, and after a column-major source of `rows` ascending rows. */
+#define TS_RUN_OF_ROWS(j, t, q) ((j) * (q) + (((j) & 1) ? (q) - 1 - (t) : (t)))
+#define TS_RUN_OF_COLS(j, t, rows) ((j) + (t) * (rows))
+
 #if TS_M >= TS_W * TS_W
 #define TS_Q (TS_M / TS_W)
 #define TS_AS(r, c) ((c) * TS_W + (((r) + (c) + (c) / TS_Q) & (TS_W - 1)))
@@ -308,17 +330,172 @@ clperm_sort_tile_as(__global ts_key *keys, __global uint *values, ulong n, ulong
     for (uint pass = 0; pass < 5; pass++) {
         uint from = pass == 0 ? 0u : 2u - (pass & 1);
         int desc = (pass == 0 || pass == 2) && (lid & 1);
-        TS_UNROLL for (uint c = 0; c < TS_M; c++) {
-            uint a = from == 0 ? TS_AS(lid, c) : from == 1 ? TS_AS_FROM_ROWS(lid, c) : TS_AS_FROM_COLS(lid, c);
-            TS_LD_ITEM(a, k[c], p[c]);
+        TS_UNROLL for (uint v = 0; v < TS_M; v++) {
+            uint j = v / TS_Q, t = v % TS_Q;
+            uint a = from == 0   ? TS_AS(lid, v)
+                     : from == 1 ? TS_AS_FROM_ROWS(lid, TS_RUN_OF_ROWS(j, t, TS_Q))
+                                 : TS_AS_FROM_COLS(lid, TS_RUN_OF_COLS(j, t, TS_W));
+            TS_LD_ITEM(a, k[v], p[v]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        ts_sort_row(k, p);
+        if (pass == 0) ts_sort_runs(k, p);
+        ts_merge_row(k, p);
         TS_UNROLL for (uint c = 0; c < TS_M; c++)
             TS_ST_ITEM(TS_AS(lid, c), desc ? k[TS_M - 1 - c] : k[c], desc ? p[TS_M - 1 - c] : p[c]);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     TS_STORE_TILE(TS_AS_E);
+    TS_TRACE_END;
+}
+#endif
+
+/* ---- The Afshani-Sitchinava sort for W >= M (Theorems 1 and 2), M = S*S a power of four ----
+ * Theorem 1 sorts an M x M block: Lemma 1 on each super-row of S rows (S <= sqrt(M)); sort the
+ * block's columns; Lemma 1 on each super-row again, the odd super-rows' rows then reversed; sort
+ * the columns; sort the rows. The paper writes the odd super-rows descending; reversing each of
+ * their rows serves its 0-1 argument the same way: of the two dirty rows left, one holds 0s then
+ * 1s, the other 1s then 0s, and the column sort that follows counts each column's zeros whatever
+ * the rows' order, leaving one dirty row.
+ * Theorem 2 (W > M): sort the rows; sort the W-long columns; convert column-major to row-major
+ * (the first M keys of column 0 form row 0); sort the columns; Theorem 1 on each M x M block, the
+ * odd blocks' rows reversed; sort the columns; sort the rows. A column sort is a bitonic network
+ * across the work-items (the paper's EREW PRAM sort; bitonic takes log^2 W steps instead of
+ * log W): at each step work-item r keeps, column by column, the min or max of its row and row
+ * r ^ j.
+ * Three arrangements, each conflict-free for the accesses it serves:
+ *   AW_G, (r, c) at r*M + (c + r/(W/M)) mod M: the coalesced load and store of the tile (step q
+ *     moves rows with r/(W/M) = q) and a work-item's own row;
+ *   AW_D, block-diagonal: (r, c) at c*W + (r & ~(M-1)) + (r + c) mod M: own rows, the row of
+ *     r ^ j, a block's column read row by row, and the column-major to row-major gather;
+ *   AW_SR, super-row skew: (r, c) at c*W + (r & ~(S-1)) + (r + c + c/S) mod S: Lemma 1's skew
+ *     (Q = M/S = S) within the banks of each super-row.
+ * The passes run from a table in one loop, so the compiler keeps one copy of the networks. */
+#if CLPERM_TS_S > 0 && TS_M <= TS_W
+#define AW_S CLPERM_TS_S
+#define AW_B (TS_W / TS_M)
+#define AW_G(r, c) ((r) * TS_M + (((c) + (r) / AW_B) & (TS_M - 1)))
+#define AW_G_E(e) AW_G((e) / TS_M, (e) % TS_M)
+#define AW_D(r, c) ((c) * TS_W + ((r) & ~(uint)(TS_M - 1)) + (((r) + (c)) & (TS_M - 1)))
+#define AW_SR(r, c) ((c) * TS_W + ((r) & ~(uint)(AW_S - 1)) + (((r) + (c) + (c) / AW_S) & (AW_S - 1)))
+
+/* A pass: where the rows come from (AW_LD_*), what sorts them (AW_NET_*), where they go (AW_ST_*)
+ * and which rows go reversed (AW_REV_*: odd rows of a super-row, odd super-rows of a block, odd
+ * blocks). */
+#define AW_LD_NONE 0
+#define AW_LD_ROW_G 1
+#define AW_LD_ROW_D 2
+#define AW_LD_ROWS_S 3 /* Lemma 1's gather from row-major order */
+#define AW_LD_COLS_S 4 /* and from column-major order */
+#define AW_LD_COL_D 5  /* column lid % M of block lid / M */
+#define AW_LD_CONV_D 6 /* Theorem 2's column-major to row-major gather */
+#define AW_NET_NONE 0
+#define AW_NET_SORT 1
+#define AW_NET_MERGE 2
+#define AW_NET_LANES 3
+#define AW_ST_NONE 0
+#define AW_ST_ROW_S 1
+#define AW_ST_ROW_D 2
+#define AW_ST_ROW_G 3
+#define AW_ST_COL_D 4
+#define AW_REV_NO 0
+#define AW_REV_ROW 1
+#define AW_REV_SUPER 2
+#define AW_REV_BLOCK 3
+/* Bit 31 set in every entry keeps the table 32-bit wide (Oclgrind cannot read a table the
+ * optimiser narrowed to 3-byte integers). */
+#define AW_P(ld, net, st, rev)                                                                     \
+    (AW_LD_##ld | AW_NET_##net << 4 | AW_ST_##st << 8 | AW_REV_##rev << 12 | 0x80000000u)
+#define AW_LEMMA1(ld0, st4, rev4)                                                                  \
+    AW_P(ld0, SORT, ROW_S, ROW), AW_P(ROWS_S, MERGE, ROW_S, NO), AW_P(COLS_S, MERGE, ROW_S, ROW),   \
+        AW_P(ROWS_S, MERGE, ROW_S, NO), AW_P(COLS_S, MERGE, st4, rev4)
+#define AW_THEOREM1(ld0, st_last, rev_last)                                                        \
+    AW_LEMMA1(ld0, ROW_D, NO), AW_P(COL_D, SORT, COL_D, NO), AW_LEMMA1(ROW_D, ROW_D, SUPER),        \
+        AW_P(COL_D, SORT, COL_D, NO), AW_P(ROW_D, SORT, st_last, rev_last)
+#if AW_B > 1
+__constant uint aw_passes[] = {AW_P(ROW_G, SORT, ROW_D, NO),   AW_P(NONE, LANES, NONE, NO),
+                               AW_P(CONV_D, NONE, ROW_D, NO),  AW_P(NONE, LANES, NONE, NO),
+                               AW_THEOREM1(NONE, ROW_D, BLOCK), AW_P(ROW_D, LANES, NONE, NO),
+                               AW_P(NONE, SORT, ROW_G, NO)};
+#else
+__constant uint aw_passes[] = {AW_THEOREM1(ROW_G, ROW_G, NO)};
+#endif
+
+__kernel TS_ATTRS void
+clperm_sort_tile_as_wide(__global ts_key *keys, __global uint *values, ulong n, ulong seg TS_TRACE_PARAMS) {
+    TS_LOCAL_DECL;
+    TS_SEGMENT;
+    TS_TRACE_BEGIN;
+    ts_key k[TS_M];
+    uint p[TS_M];
+    const uint sbase = lid & ~(uint)(AW_S - 1), sr = lid & (AW_S - 1);
+    const uint bbase = lid & ~(uint)(TS_M - 1), bc = lid & (TS_M - 1);
+    TS_LOAD_TILE(AW_G_E);
+#pragma unroll 1
+    for (uint pass = 0; pass < sizeof aw_passes / sizeof aw_passes[0]; pass++) {
+        const uint op = aw_passes[pass], ld = op & 15u, net = (op >> 4) & 15u, st = (op >> 8) & 15u;
+        const uint rev = (op >> 12) & 15u;
+        if (ld == AW_LD_ROW_G) {
+            TS_UNROLL for (uint v = 0; v < TS_M; v++) TS_LD_ITEM(AW_G(lid, v), k[v], p[v]);
+        } else if (ld == AW_LD_ROW_D) {
+            TS_UNROLL for (uint v = 0; v < TS_M; v++) TS_LD_ITEM(AW_D(lid, v), k[v], p[v]);
+        } else if (ld == AW_LD_ROWS_S) {
+            TS_UNROLL for (uint v = 0; v < TS_M; v++) {
+                uint l = TS_RUN_OF_ROWS(v / AW_S, v % AW_S, AW_S) * AW_S + sr;
+                TS_LD_ITEM(AW_SR(sbase + l / TS_M, l % TS_M), k[v], p[v]);
+            }
+        } else if (ld == AW_LD_COLS_S) {
+            TS_UNROLL for (uint v = 0; v < TS_M; v++) {
+                uint l = sr * TS_M + TS_RUN_OF_COLS(v / AW_S, v % AW_S, AW_S);
+                TS_LD_ITEM(AW_SR(sbase + l % AW_S, l / AW_S), k[v], p[v]);
+            }
+        } else if (ld == AW_LD_COL_D) {
+            TS_UNROLL for (uint v = 0; v < TS_M; v++) TS_LD_ITEM(AW_D(bbase + v, bc), k[v], p[v]);
+        } else if (ld == AW_LD_CONV_D) {
+            TS_UNROLL for (uint v = 0; v < TS_M; v++) {
+                uint l = lid * TS_M + v;
+                TS_LD_ITEM(AW_D(l % TS_W, l / TS_W), k[v], p[v]);
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (net == AW_NET_SORT) ts_sort_runs(k, p);
+        if (net == AW_NET_SORT || net == AW_NET_MERGE) ts_merge_row(k, p);
+        if (net == AW_NET_LANES) {
+            /* The row is in AW_D and in k. */
+            for (uint kk = 2; kk <= TS_W; kk <<= 1)
+                for (uint jj = kk >> 1; jj > 0; jj >>= 1) {
+                    const uint o = lid ^ jj;
+                    const int keep_min = ((lid & kk) == 0) == (lid < o);
+                    TS_UNROLL for (uint c = 0; c < TS_M; c++) {
+                        ts_key ko;
+                        uint po;
+                        TS_LD_ITEM(AW_D(o, c), ko, po);
+                        int take = keep_min ? TS_GT(k[c], p[c], ko, po) : TS_GT(ko, po, k[c], p[c]);
+                        k[c] = take ? ko : k[c];
+                        p[c] = take ? po : p[c];
+                    }
+                    barrier(CLK_LOCAL_MEM_FENCE);
+                    TS_UNROLL for (uint c = 0; c < TS_M; c++) TS_ST_ITEM(AW_D(lid, c), k[c], p[c]);
+                    barrier(CLK_LOCAL_MEM_FENCE);
+                }
+        }
+        const int desc = rev == AW_REV_ROW     ? (int)(sr & 1)
+                         : rev == AW_REV_SUPER ? (int)((bc / AW_S) & 1)
+                         : rev == AW_REV_BLOCK ? (int)((lid / TS_M) & 1)
+                                               : 0;
+        if (st == AW_ST_ROW_S) {
+            TS_UNROLL for (uint c = 0; c < TS_M; c++)
+                TS_ST_ITEM(AW_SR(lid, c), desc ? k[TS_M - 1 - c] : k[c], desc ? p[TS_M - 1 - c] : p[c]);
+        } else if (st == AW_ST_ROW_D) {
+            TS_UNROLL for (uint c = 0; c < TS_M; c++)
+                TS_ST_ITEM(AW_D(lid, c), desc ? k[TS_M - 1 - c] : k[c], desc ? p[TS_M - 1 - c] : p[c]);
+        } else if (st == AW_ST_ROW_G) {
+            TS_UNROLL for (uint c = 0; c < TS_M; c++) TS_ST_ITEM(AW_G(lid, c), k[c], p[c]);
+        } else if (st == AW_ST_COL_D) {
+            TS_UNROLL for (uint c = 0; c < TS_M; c++) TS_ST_ITEM(AW_D(bbase + c, bc), k[c], p[c]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    TS_STORE_TILE(AW_G_E);
     TS_TRACE_END;
 }
 #endif

@@ -447,10 +447,15 @@ typedef enum clperm_tile_sort {
     CLPERM_TILE_SORT_BITONIC_PADDED = 3, /* the same with one pad word after every w words      */
     CLPERM_TILE_SORT_AS = 4,             /* Afshani-Sitchinava, Lemma 1 (w <= sqrt(m)): five row
                                             sorts whatever w; narrow tiles, small segments      */
-    CLPERM_TILE_PARTITION_COUNTING = 5   /* partitions only: Afshani-Sitchinava, Corollary 1,
+    CLPERM_TILE_PARTITION_COUNTING = 5,  /* partitions only: Afshani-Sitchinava, Corollary 1,
                                             Lemma 1 with counting sorts of the rows, O(m), no
                                             bank conflicts; w = 2^bits, m >= w * w; NOT stable,
                                             keys only (values NULL)                             */
+    CLPERM_TILE_SORT_AS_WIDE = 6         /* Afshani-Sitchinava, Theorem 1 (w = m, super-rows of
+                                            sqrt(m) rows sorted by Lemma 1) and Theorem 2
+                                            (w > m: columns by a bitonic network across the
+                                            work-items, m x m blocks by Theorem 1); m a power of
+                                            four, so segments up to 512 on 32-wide devices      */
 } clperm_tile_sort;
 
 typedef struct clperm_tile_shape {
@@ -468,7 +473,8 @@ CLPERM_API clperm_status clperm_sort_segment_max(clperm_ctx *ctx, clperm_key_typ
                                                  clperm_tile_sort algorithm, uint64_t *out);
 
 /* The tile `algorithm` uses for segments of `segment` keys (1 <= segment <= the maximum): w <= m,
- * w * w <= m for CLPERM_TILE_SORT_AS (see CLPERM_PARAM_SORT_WIDTH). */
+ * w * w <= m for CLPERM_TILE_SORT_AS, m <= w and m a power of four for CLPERM_TILE_SORT_AS_WIDE
+ * (see CLPERM_PARAM_SORT_WIDTH). */
 CLPERM_API clperm_status clperm_sort_tile_shape(clperm_ctx *ctx, clperm_key_type type, int with_values,
                                                 uint64_t segment, clperm_tile_sort algorithm,
                                                 clperm_tile_shape *out);

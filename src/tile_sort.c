@@ -10,20 +10,32 @@ typedef struct sort_plan {
     clperm_tile_shape shape;
     const char *kernel;
     char options[256];
-    char networks[16384]; /* the register sorting networks, written before the kernel source */
+    char networks[32768]; /* the register sorting networks, written before the kernel source */
 } sort_plan;
 
-/* Appends "#define name" and Batcher's odd-even merge sort of n (a power of two) keys as a list
- * of TS_CX(i, j), i < j: sort runs of pp into runs of 2pp by merging at distances pp, pp/2, ... */
-static void append_network(char *buf, size_t cap, const char *name, uint32_t n) {
+/* Appends "#define name" and the levels of Batcher's odd-even merge sort of n (a power of two)
+ * keys that merge sorted runs of pp into runs of 2pp for from <= pp < to, as a list of
+ * TS_CX(i, j), i < j: merges at distances pp, pp/2, ... Levels 1 .. n/2 sort; levels from r on
+ * merge n/r sorted runs of r. */
+static void append_network(char *buf, size_t cap, const char *name, uint32_t n, uint32_t from, uint32_t to) {
     clperm__appendf(buf, cap, "#define %s", name);
-    for (uint32_t pp = 1; pp < n; pp <<= 1)
+    for (uint32_t pp = from; pp < n && pp < to; pp <<= 1)
         for (uint32_t kk = pp; kk >= 1; kk >>= 1)
             for (uint32_t j = kk % pp; j + kk < n; j += 2 * kk)
                 for (uint32_t i = 0; i < kk && i + j + kk < n; i++)
                     if ((i + j) / (2 * pp) == (i + j + kk) / (2 * pp))
                         clperm__appendf(buf, cap, " TS_CX(%u,%u)", i + j, i + j + kk);
     clperm__appendf(buf, cap, "\n");
+}
+
+/* The row networks of a tile of m columns whose gathered rows hold sorted runs of `run`: the
+ * levels below `run` (CLPERM_TS_NET_RUNS) and the merges from `run` up (CLPERM_TS_NET_MERGE), and
+ * a sort of w keys (CLPERM_TS_NET_W). */
+static void append_networks(sort_plan *p, uint32_t w, uint32_t m, uint32_t run) {
+    p->networks[0] = 0;
+    append_network(p->networks, sizeof p->networks, "CLPERM_TS_NET_RUNS", m, 1, run);
+    append_network(p->networks, sizeof p->networks, "CLPERM_TS_NET_MERGE", m, run, m);
+    append_network(p->networks, sizeof p->networks, "CLPERM_TS_NET_W", w, 1, w);
 }
 
 /* Keys per work-item the registers hold in a row sort. */
@@ -45,9 +57,15 @@ static uint32_t width_cap(const clperm_ctx *ctx) {
 /* The tile width for t keys (a power of two): the widest w <= cap with w * aspect <= m = t / w
  * (w * w <= m for the Afshani-Sitchinava sort), widened while m exceeds mmax. Chosen by the
  * device's tuning unless CLPERM_PARAM_SORT_WIDTH forces the width, then the aspect is 1: as wide
- * as the segment allows. */
+ * as the segment allows. Theorems 1 and 2 take m a power of four with m <= w: the largest such m
+ * within mmax, whatever the width (above cap when t is too long). */
 static uint32_t tile_width(const clperm_ctx *ctx, uint64_t t, uint32_t mmax, clperm_tile_sort algorithm) {
     uint32_t cap = width_cap(ctx), w = 1;
+    if (algorithm == CLPERM_TILE_SORT_AS_WIDE) {
+        uint64_t m = 1;
+        while (m * 4 <= mmax && m * 4 * m * 4 <= t) m *= 4;
+        return (uint32_t)(t / m);
+    }
     int as = algorithm == CLPERM_TILE_SORT_AS;
     uint64_t aspect = ctx->params[CLPERM_PARAM_SORT_WIDTH] ? 1 : (uint64_t)clperm__tuning_for(&ctx->profile)->sort_aspect;
     while (w * 2 <= cap && (uint64_t)w * 2 * w * 2 * (as ? w * 2 : aspect) <= t) w *= 2;
@@ -55,15 +73,21 @@ static uint32_t tile_width(const clperm_ctx *ctx, uint64_t t, uint32_t mmax, clp
     return w;
 }
 
+static int tile_fits(const clperm_ctx *ctx, clperm_key_type type, int with_values, uint64_t t, uint32_t w) {
+    return w <= width_cap(ctx) && t / w <= m_max(type, with_values) &&
+           tile_local_bytes(type, with_values, w, (uint32_t)(t / w)) <= ctx->profile.local_mem_bytes;
+}
+
+/* The longest tile (a power of two) that fits. A segment takes the shortest tile that fits and
+ * holds it: for Theorems 1 and 2 (m a power of four, m <= w) a tile may need more width than the
+ * device has where a longer one does not (128 keys need 32 x 4 where 256 fit 16 x 16), and such
+ * segments are padded to the longer tile. */
 static uint64_t segment_max(const clperm_ctx *ctx, clperm_key_type type, int with_values,
                             clperm_tile_sort algorithm) {
-    uint32_t cap = width_cap(ctx), mmax = m_max(type, with_values);
+    uint32_t mmax = m_max(type, with_values);
     uint64_t best = 1;
-    for (uint64_t t = 1; t <= (uint64_t)cap * mmax; t *= 2) {
-        uint32_t w = tile_width(ctx, t, mmax, algorithm);
-        if (t / w <= mmax && tile_local_bytes(type, with_values, w, (uint32_t)(t / w)) <= ctx->profile.local_mem_bytes)
-            best = t;
-    }
+    for (uint64_t t = 1; t <= (uint64_t)width_cap(ctx) * mmax; t *= 2)
+        if (tile_fits(ctx, type, with_values, t, tile_width(ctx, t, mmax, algorithm))) best = t;
     return best;
 }
 
@@ -99,7 +123,8 @@ static clperm_status plan_counting(const clperm_ctx *ctx, clperm_key_type type, 
              "-DCLPERM_TS_TRACE=%d -DCLPERM_TS_DIGIT_BITS=%u -DCLPERM_TS_DIGIT_SHIFT=%u -DCLPERM_TS_COUNTING=1",
              s->w, s->m, s->tiles_per_group, (int)type, trace, digit_bits, digit_shift);
     /* No register networks: the kernel sorts nothing in registers. */
-    snprintf(p->networks, sizeof p->networks, "#define CLPERM_TS_NET_M\n#define CLPERM_TS_NET_W\n");
+    snprintf(p->networks, sizeof p->networks,
+             "#define CLPERM_TS_NET_RUNS\n#define CLPERM_TS_NET_MERGE\n#define CLPERM_TS_NET_W\n");
     return CLPERM_SUCCESS;
 }
 
@@ -119,6 +144,7 @@ static clperm_status plan_sort(const clperm_ctx *ctx, clperm_key_type type, int 
     case CLPERM_TILE_SORT_BITONIC: p->kernel = "clperm_sort_tile_bitonic"; break;
     case CLPERM_TILE_SORT_BITONIC_PADDED: p->kernel = "clperm_sort_tile_bitonic_padded"; break;
     case CLPERM_TILE_SORT_AS: p->kernel = "clperm_sort_tile_as"; break;
+    case CLPERM_TILE_SORT_AS_WIDE: p->kernel = "clperm_sort_tile_as_wide"; break;
     default: return CLPERM_ERROR_INVALID_ARGUMENT;
     }
     CLPERM_RETURN_IF(segment == 0 || segment > segment_max(ctx, type, positions, algorithm),
@@ -126,24 +152,31 @@ static clperm_status plan_sort(const clperm_ctx *ctx, clperm_key_type type, int 
     uint64_t t = 1;
     while (t < segment) t *= 2;
     uint32_t w = tile_width(ctx, t, m_max(type, positions), algorithm);
+    while (!tile_fits(ctx, type, positions, t, w)) w = tile_width(ctx, t *= 2, m_max(type, positions), algorithm);
     clperm_tile_shape *s = &p->shape;
     s->w = w;
     s->m = (uint32_t)(t / w);
     s->local_bytes = tile_local_bytes(type, positions, s->w, s->m);
     tiles_per_group(ctx, s);
+    /* Rows the Afshani-Sitchinava sorts gather hold sorted runs: of m / w keys in Lemma 1, of
+     * sqrt(m) keys in the super-rows of sqrt(m) rows that Theorem 1 sorts by Lemma 1. */
+    uint32_t run = s->m, sq = 1;
+    while (sq * sq < s->m) sq *= 2;
+    if (algorithm == CLPERM_TILE_SORT_AS) run = s->m / s->w;
+    if (algorithm == CLPERM_TILE_SORT_AS_WIDE) run = sq;
     snprintf(p->options, sizeof p->options,
              "-DCLPERM_TS_W=%u -DCLPERM_TS_M=%u -DCLPERM_TS_TILES=%u -DCLPERM_TS_KEY_KIND=%d -DCLPERM_TS_VALUES=%d "
-             "-DCLPERM_TS_TRACE=%d -DCLPERM_TS_DIGIT_BITS=%u -DCLPERM_TS_DIGIT_SHIFT=%u",
-             s->w, s->m, s->tiles_per_group, (int)type, with_values != 0, trace, digit_bits, digit_shift);
-    p->networks[0] = 0;
-    append_network(p->networks, sizeof p->networks, "CLPERM_TS_NET_M", s->m);
-    append_network(p->networks, sizeof p->networks, "CLPERM_TS_NET_W", s->w);
+             "-DCLPERM_TS_TRACE=%d -DCLPERM_TS_DIGIT_BITS=%u -DCLPERM_TS_DIGIT_SHIFT=%u -DCLPERM_TS_S=%u "
+             "-DCLPERM_TS_RUN=%u",
+             s->w, s->m, s->tiles_per_group, (int)type, with_values != 0, trace, digit_bits, digit_shift,
+             algorithm == CLPERM_TILE_SORT_AS_WIDE ? sq : 0, run);
+    append_networks(p, s->w, s->m, run);
     return CLPERM_SUCCESS;
 }
 
 static clperm_status sort_kernel(clperm_ctx *ctx, const sort_plan *p, cl_kernel *out) {
-    /* The networks are a function of the shape, which the options name: the memory cache's key
-     * (name and options) still tells programs apart. */
+    /* The networks are a function of the shape and the run length, which the options name: the
+     * memory cache's key (name and options) still tells programs apart. */
     const char *texts[2] = {p->networks, clperm__cl_tile_sort_cl};
     size_t lengths[2] = {strlen(p->networks), clperm__cl_tile_sort_cl_size};
     clperm__source src = {"tile_sort", 2, texts, lengths};
@@ -180,7 +213,9 @@ static clperm_status run_sort(clperm_ctx *ctx, const sort_plan *p, cl_mem keys, 
 
 clperm_status clperm_sort_segment_max(clperm_ctx *ctx, clperm_key_type type, int with_values,
                                       clperm_tile_sort algorithm, uint64_t *out) {
-    CLPERM_RETURN_IF(!out || (unsigned)algorithm > CLPERM_TILE_SORT_AS, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_RETURN_IF(!out || (unsigned)algorithm > CLPERM_TILE_SORT_AS_WIDE ||
+                         algorithm == CLPERM_TILE_PARTITION_COUNTING,
+                     CLPERM_ERROR_INVALID_ARGUMENT);
     CLPERM_RETURN_IF(clperm_key_size(type) == 0, CLPERM_ERROR_INVALID_TYPE);
     CLPERM_TRY(clperm__ctx_enter(ctx));
     *out = segment_max(ctx, type, with_values, algorithm);
@@ -190,7 +225,7 @@ clperm_status clperm_sort_segment_max(clperm_ctx *ctx, clperm_key_type type, int
 
 clperm_status clperm_partition_segment_max(clperm_ctx *ctx, clperm_key_type type, unsigned bits,
                                            clperm_tile_sort algorithm, uint64_t *out) {
-    CLPERM_RETURN_IF(!out || bits == 0 || bits > 8 || (unsigned)algorithm > CLPERM_TILE_PARTITION_COUNTING,
+    CLPERM_RETURN_IF(!out || bits == 0 || bits > 8 || (unsigned)algorithm > CLPERM_TILE_SORT_AS_WIDE,
                      CLPERM_ERROR_INVALID_ARGUMENT);
     CLPERM_RETURN_IF(clperm_key_size(type) == 0, CLPERM_ERROR_INVALID_TYPE);
     CLPERM_TRY(clperm__ctx_enter(ctx));
@@ -317,7 +352,10 @@ static clperm_status conflicts_checked(clperm_ctx *ctx, clperm_key_type type, in
     uint64_t g = p.shape.tiles_per_group, tiles = ((n + segment - 1) / segment + g - 1) / g * g;
     uint32_t lg = 0;
     while ((UINT64_C(1) << lg) < (uint64_t)p.shape.w * p.shape.m) lg++;
-    uint64_t cap = 2 * (4 * (uint64_t)p.shape.m + 4 * (uint64_t)p.shape.m * (lg + 1) * (lg + 1));
+    /* Steps per work-item, keys and positions: at most 2m per pass, (lg+1)^2 passes (shear), or
+     * 21 passes and three bitonic column sorts of lg(lg+1)/2 passes each (Theorem 2). */
+    uint64_t cap = 2 * (4 * (uint64_t)p.shape.m + 4 * (uint64_t)p.shape.m * (lg + 1) * (lg + 1) +
+                        2 * (uint64_t)p.shape.m * (21 + 3 * lg * (lg + 1) / 2));
     uint64_t words = tiles * p.shape.w * (cap + 1);
     CLPERM_RETURN_IF(n > SIZE_MAX / ks || words > SIZE_MAX / 4 || cap >= UINT32_MAX, CLPERM_ERROR_SIZE_OVERFLOW);
     clperm_status st;
@@ -393,9 +431,7 @@ static clperm_status plan_transpose(const clperm_ctx *ctx, clperm_type type, uin
              "-DCLPERM_TS_W=%u -DCLPERM_TS_M=1 -DCLPERM_TS_TILES=1 -DCLPERM_TS_KEY_KIND=%d -DCLPERM_TS_TRACE=%d "
              "-DCLPERM_TS_TR_ROWS=%u -DCLPERM_TS_TR_COLS=%u",
              w, type == CLPERM_TYPE_U64 ? 4 : 1, trace, rows, cols);
-    p->networks[0] = 0;
-    append_network(p->networks, sizeof p->networks, "CLPERM_TS_NET_M", 1);
-    append_network(p->networks, sizeof p->networks, "CLPERM_TS_NET_W", w);
+    append_networks(p, w, 1, 1);
     return CLPERM_SUCCESS;
 }
 
