@@ -235,7 +235,8 @@ typedef enum clperm_param {
     CLPERM_PARAM_SHUFFLE_ITEMS = 11,
     /* Tile sorts: the widest tile (the model's w: banks and work-items), a power of two
      * 1..64; 0 auto: up to the device's local-memory banks, shaped by the device's table
-     * (NVIDIA: m >= 4w). Set: the widest w up to the value with w <= m.                     */
+     * (NVIDIA: m >= 4w). Set: the widest w up to the value with w <= m (for
+     * CLPERM_TILE_SORT_AS_WIDE a cap on w, which there follows from m, a power of four <= w). */
     CLPERM_PARAM_SORT_WIDTH = 12,
     /* Tile sorts: tiles per work-group, a power of two 1..64; 0 auto: enough tiles of w
      * work-items to fill 32 lanes (it depends on the tile, so clperm_ctx_get_param returns 0;
