@@ -96,9 +96,9 @@ static void usage(FILE *f) {
           "(as) and Theorems 1 and 2 (as-wide) (no bank conflicts; these for segments up to 512 on\n"
           "32-wide devices), and the bitonic network in local memory, plain and padded. Partition\n"
           "rows (op partition) order each segment stably by the low 8 or 3 bits of the key (a\n"
-          "radix-sort step) with the same tiles, or by 3 bits with the counting partition\n"
-          "(Afshani-Sitchinava Corollary 1; not stable, checked label by label). \"of copy\"\n"
-          "compares bytes moved (8 per key) with the device's copy.\n"
+          "radix-sort step) with the same tiles, or by 3 and 4 bits with the counting partition\n"
+          "(Afshani-Sitchinava Corollary 1 and Theorem 1; not stable, checked label by label).\n"
+          "\"of copy\" compares bytes moved (8 per key) with the device's copy.\n"
           "  --segments LIST   segment sizes of the sort rows (default 512,1024,2048).\n"
           "Generator rows (op rng): rng_fill writes n u32 with clperm_rng_fill for every shipped\n"
           "generator (family and k), Random123's Philox4x32-10 (when built with librandom123-dev)\n"
@@ -370,7 +370,8 @@ static const struct {
                   {"partition", CLPERM_TILE_SORT_SHEAR, 8, "shear-8bit"},
                   {"partition", CLPERM_TILE_SORT_AS, 8, "as-8bit"},
                   {"partition", CLPERM_TILE_SORT_SHEAR, 3, "shear-3bit"},
-                  {"partition", CLPERM_TILE_PARTITION_COUNTING, 3, "counting-3bit"}};
+                  {"partition", CLPERM_TILE_PARTITION_COUNTING, 3, "counting-3bit"},
+                  {"partition", CLPERM_TILE_PARTITION_COUNTING, 4, "counting-4bit"}};
 
 /* Tile sort and partition rows at size n for every segment size; returns the number that failed. */
 static int sort_rows(const bench_opts *o, bench_dev *d, uint64_t n, const bench_row *bounds, bench_row *rows,

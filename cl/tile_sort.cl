@@ -584,25 +584,39 @@ __kernel TS_ATTRS void clperm_transpose_tiles(__global const ts_key *src, __glob
 }
 #endif
 
-/* ---- The Afshani-Sitchinava partition (Corollary 1): W <= sqrt(M), labels below W ----
- * Lemma 1's passes with every row sort a counting sort by label, O(M) per row. Row r of the tile
- * lives in bank r (element (r, c) at c * W + r), so a work-item touches only its own bank while it
- * counts and scatters its row, wherever the labels send the items; its W + 1 counters (the labels
- * and the padding's label W, which sorts last) lie in that bank too. Conversions are gathers with
- * a skewed schedule: from row-major order work-item r takes, at step s, column (s + r * M/W) mod M
- * of its new row, whose source row (s / (M/W) + r) mod W differs between work-items; from
- * column-major order column (s + r) mod M, whose source lies in bank (s + r) mod W. Keys and
- * labels move between two buffers, X and Y. A last conversion from row-major order leaves element
- * e of the result at address e. Not stable: keys of one label come out in an order fixed by the
- * algorithm, the same on every device. */
+/* ---- The Afshani-Sitchinava partition by counting: Corollary 1 and Theorem 1 ----
+ * CLPERM_TS_COUNTING = S, the height of a super-row: S = W runs Corollary 1 (W <= sqrt(M), the
+ * tile one super-row), S * S = W = M runs Theorem 1 (square tiles, M a power of four).
+ * Lemma 1 on a super-row of S rows is its passes with every row sort a counting sort by label,
+ * O(M) per row. Row r of the tile lives in bank r (element (r, c) at c * W + r), so a work-item
+ * touches only its own bank while it counts and scatters its row, wherever the labels send the
+ * items; its counters (the labels and the padding's label, which sorts last) lie in that bank
+ * too. Conversions within a super-row are gathers with a skewed schedule: from row-major order
+ * work-item r (row r of its super-row) takes, at step s, column (s + r * M/S) mod M of its new
+ * row, whose source row (s / (M/S) + r) mod S differs between the super-row's work-items; from
+ * column-major order column (s + r) mod M, whose source lies in row (s + r) mod S. The super-rows
+ * use disjoint banks, so they run side by side without conflicts.
+ * Theorem 1: Lemma 1 on each super-row; sort the columns (transpose, sort the rows, transpose);
+ * Lemma 1 on each super-row again, the last row sort descending in the odd super-rows; sort the
+ * columns; sort the rows. A transpose is a gather too: work-item r takes, at step s, column
+ * c = (s + r) mod M of its new row from row c, bank c. Descending rows in the odd super-rows serve
+ * the paper's 0-1 argument as its descending super-rows do: of the two dirty rows left, one holds
+ * 0s then 1s, the other 1s then 0s, so the zeros per column differ by at most one and the column
+ * sort leaves one dirty row.
+ * Keys and labels move between two buffers, X and Y. The last gather (a conversion from row-major
+ * order in Corollary 1, a transpose in Theorem 1) leaves element e of the result at address e.
+ * Not stable: keys of one label come out in an order fixed by the algorithm, the same on every
+ * device. */
 #if defined(CLPERM_TS_COUNTING) && CLPERM_TS_COUNTING
-#if TS_M < TS_W * TS_W || (1 << CLPERM_TS_DIGIT_BITS) > TS_W
-#error "the counting partition needs W * W <= M and labels below W"
+#define TP_S CLPERM_TS_COUNTING
+#if !(TP_S == TS_W && TS_M >= TS_W * TS_W) && !(TP_S * TP_S == TS_W && TS_W == TS_M)
+#error "the counting partition needs W * W <= M (Corollary 1) or W = M = S * S (Theorem 1)"
 #endif
 #define TP_ADDR(r, c) ((c) * TS_W + (r))
-#define TP_Q (TS_M / TS_W)
-#define TP_LABELS (TS_W + 1)
-#define TP_LABEL(k) ((uint)((k) >> CLPERM_TS_DIGIT_SHIFT) & ((1u << CLPERM_TS_DIGIT_BITS) - 1u))
+#define TP_Q (TS_M / TP_S)
+#define TP_NL (1u << CLPERM_TS_DIGIT_BITS) /* the padding's label */
+#define TP_LABELS (TP_NL + 1u)
+#define TP_LABEL(k) ((uint)((k) >> CLPERM_TS_DIGIT_SHIFT) & (TP_NL - 1u))
 /* Trace addresses: keys X, keys Y, labels X, labels Y, counters. */
 #define TP_KX 0
 #define TP_KY TS_T
@@ -650,12 +664,19 @@ __kernel TS_ATTRS void clperm_transpose_tiles(__global const ts_key *src, __glob
         }                                                                                          \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
     } while (0)
-/* From row-major order: (r, c) receives linear index L = c * W + r, which was at (L / M, L % M). */
-#define TP_ROWS_COL(s) ((s) + lid * TP_Q)
-#define TP_ROWS_SRC(c) TP_ADDR(((c) * TS_W + lid) / TS_M, ((c) * TS_W + lid) % TS_M)
-/* From column-major order: (r, c) receives L = r * M + c, which was at (L % W, L / W), address L. */
-#define TP_COLS_COL(s) ((s) + lid)
-#define TP_COLS_SRC(c) (lid * TS_M + (c))
+/* The row lid holds in its super-row, and the super-row's first row. */
+#define TP_SR (lid & (TP_S - 1u))
+#define TP_SB (lid & ~(TP_S - 1u))
+/* From row-major order: (r, c) of a super-row receives its linear index L = c * S + r, which was
+ * at (L / M, L % M). */
+#define TP_ROWS_COL(s) ((s) + TP_SR * TP_Q)
+#define TP_ROWS_SRC(c) TP_ADDR(TP_SB + ((c) * TP_S + TP_SR) / TS_M, ((c) * TP_S + TP_SR) % TS_M)
+/* From column-major order: (r, c) receives L = r * M + c, which was at (L % S, L / S). */
+#define TP_COLS_COL(s) ((s) + TP_SR)
+#define TP_COLS_SRC(c) TP_ADDR(TP_SB + (TP_SR * TS_M + (c)) % TP_S, (TP_SR * TS_M + (c)) / TP_S)
+/* Transpose (W = M): (r, c) receives (c, r). */
+#define TP_TR_COL(s) ((s) + lid)
+#define TP_TR_SRC(c) TP_ADDR(c, lid)
 
 __kernel TS_ATTRS void clperm_partition_tile_counting(__global ts_key *keys, __global uint *values, ulong n,
                                                       ulong seg TS_TRACE_PARAMS) {
@@ -668,9 +689,11 @@ __kernel TS_ATTRS void clperm_partition_tile_counting(__global ts_key *keys, __g
         uint e = q * TS_W + lid;
         ts_key k = e < len ? ts_to_ordered(keys[base + e]) : (ts_key)0;
         TS_ST(lkx, TP_KX, e, k);
-        TS_ST(llx, TP_LX, e, e < len ? TP_LABEL(k) : (uint)TS_W);
+        TS_ST(llx, TP_LX, e, e < len ? TP_LABEL(k) : TP_NL);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+#if TP_S == TS_W
+    /* Corollary 1: Lemma 1 on the tile. */
 #pragma unroll 1
     for (uint pass = 0; pass < 2; pass++) {
         TP_SORT_ROWS(lid & 1); /* alternating order */
@@ -680,6 +703,25 @@ __kernel TS_ATTRS void clperm_partition_tile_counting(__global ts_key *keys, __g
     }
     TP_SORT_ROWS(0);
     TP_CONVERT(TP_ROWS_COL, TP_ROWS_SRC);
+#else
+    /* Theorem 1: twice Lemma 1 on the super-rows and a column sort, then a row sort. */
+#pragma unroll 1
+    for (uint round = 0; round < 2; round++) {
+#pragma unroll 1
+        for (uint pass = 0; pass < 2; pass++) {
+            TP_SORT_ROWS(lid & 1);
+            TP_CONVERT(TP_ROWS_COL, TP_ROWS_SRC);
+            TP_SORT_ROWS(0);
+            TP_CONVERT(TP_COLS_COL, TP_COLS_SRC);
+        }
+        TP_SORT_ROWS(round & (lid / TP_S)); /* descending in the odd super-rows the second time */
+        TP_CONVERT(TP_TR_COL, TP_TR_SRC);
+        TP_SORT_ROWS(0);
+        TP_CONVERT(TP_TR_COL, TP_TR_SRC);
+    }
+    TP_SORT_ROWS(0);
+    TP_CONVERT(TP_TR_COL, TP_TR_SRC);
+#endif
     for (uint q = 0; q < TS_M; q++) {
         uint e = q * TS_W + lid;
         ts_key k = TS_LD(lkx, TP_KX, e);

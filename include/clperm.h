@@ -448,10 +448,12 @@ typedef enum clperm_tile_sort {
     CLPERM_TILE_SORT_BITONIC_PADDED = 3, /* the same with one pad word after every w words      */
     CLPERM_TILE_SORT_AS = 4,             /* Afshani-Sitchinava, Lemma 1 (w <= sqrt(m)): five row
                                             sorts whatever w; narrow tiles, small segments      */
-    CLPERM_TILE_PARTITION_COUNTING = 5,  /* partitions only: Afshani-Sitchinava, Corollary 1,
-                                            Lemma 1 with counting sorts of the rows, O(m), no
-                                            bank conflicts; w = 2^bits, m >= w * w; NOT stable,
-                                            keys only (values NULL)                             */
+    CLPERM_TILE_PARTITION_COUNTING = 5,  /* partitions only, O(m) by counting sorts of the rows,
+                                            no bank conflicts, NOT stable, keys only (values
+                                            NULL): Afshani-Sitchinava Corollary 1 (Lemma 1,
+                                            w = 2^bits, m >= w * w) or Theorem 1 (square tiles
+                                            w = m >= 2^bits, m a power of four), whichever tile
+                                            holds the segment in fewer keys                     */
     CLPERM_TILE_SORT_AS_WIDE = 6         /* Afshani-Sitchinava, Theorem 1 (w = m, super-rows of
                                             sqrt(m) rows sorted by Lemma 1) and Theorem 2
                                             (w > m: columns by a bitonic network across the
@@ -501,8 +503,9 @@ CLPERM_API clperm_status clperm_sort_segments_host(clperm_key_type type, void *k
  * shift + bits beyond the key's width.
  * With CLPERM_TILE_PARTITION_COUNTING the labels come out in the same order but the keys of one
  * label do not keep their input order (the order is fixed by the algorithm, the same on every
- * device); values must be NULL, and the tile of 2^bits x m keys (m >= 4^bits) must fit local
- * memory: bits 1..3 on most GPUs. */
+ * device); values must be NULL. Its tile is the shortest of Corollary 1's 2^bits x m (m >= 4^bits)
+ * and Theorem 1's square s^2 x s^2 (s^2 >= 2^bits) that holds the segment and fits the device's
+ * width and local memory: on 32-wide GPUs with 48 KiB, segments up to 256 for 4 bits (16 x 16). */
 CLPERM_API clperm_status clperm_partition_segments(clperm_ctx *ctx, clperm_key_type type, cl_mem keys,
                                                    cl_mem values, uint64_t n, uint64_t segment,
                                                    unsigned shift, unsigned bits,

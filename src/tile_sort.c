@@ -101,27 +101,54 @@ static void tiles_per_group(const clperm_ctx *ctx, clperm_tile_shape *s) {
     s->tiles_per_group = g;
 }
 
-/* The counting partition (Corollary 1): w = 2^bits (at least 2) rows of m >= w * w keys, two
- * copies of keys and labels and w + 1 counters per row in local memory. */
+/* Local memory of a counting partition's tile: two copies of keys and labels, and 2^bits + 1
+ * counters per row. */
+static uint64_t counting_bytes(clperm_key_type type, unsigned digit_bits, uint64_t t, uint32_t w) {
+    return 2 * t * (clperm_key_size(type) + 4) + ((UINT64_C(1) << digit_bits) + 1) * w * 4;
+}
+
+/* The counting partition's tile of t keys (a power of two): Corollary 1's w = 2^bits (at least 2)
+ * rows of m >= w * w keys, one super-row (returns w); else Theorem 1's square tile, w = m = s * s
+ * >= 2^bits, super-rows of s rows (returns s); else 0. */
+static uint32_t counting_shape(const clperm_ctx *ctx, clperm_key_type type, unsigned digit_bits, uint64_t t,
+                               uint32_t *w_out) {
+    uint32_t w = 2;
+    while (w < (1u << digit_bits)) w *= 2;
+    if (t >= (uint64_t)w * w * w && t / w <= 65536 && w <= width_cap(ctx) &&
+        counting_bytes(type, digit_bits, t, w) <= ctx->profile.local_mem_bytes) {
+        *w_out = w;
+        return w;
+    }
+    for (uint32_t s = 2; s <= 16; s *= 2)
+        if ((uint64_t)s * s * s * s == t && s * s >= (1u << digit_bits) && s * s <= width_cap(ctx) &&
+            counting_bytes(type, digit_bits, t, s * s) <= ctx->profile.local_mem_bytes) {
+            *w_out = s * s;
+            return s;
+        }
+    return 0;
+}
+
+/* The counting partition: the shortest tile that holds the segment (Corollary 1's where both
+ * do). */
 static clperm_status plan_counting(const clperm_ctx *ctx, clperm_key_type type, int with_values, uint64_t segment,
                                    int trace, unsigned digit_shift, unsigned digit_bits, sort_plan *p) {
     CLPERM_RETURN_IF(digit_bits == 0 || with_values || segment == 0, CLPERM_ERROR_INVALID_ARGUMENT);
-    uint32_t w = 2;
-    while (w < (1u << digit_bits)) w *= 2;
-    uint64_t t = (uint64_t)w * w * w;
+    uint64_t t = 1;
+    uint32_t w = 0, super = 0;
     while (t < segment) t *= 2;
+    for (; t <= (UINT64_C(1) << 24) && !super; t *= 2) super = counting_shape(ctx, type, digit_bits, t, &w);
+    CLPERM_RETURN_IF(!super, CLPERM_ERROR_INVALID_ARGUMENT);
+    t /= 2;
     clperm_tile_shape *s = &p->shape;
     s->w = w;
-    s->local_bytes = 2 * t * (clperm_key_size(type) + 4) + (uint64_t)(w + 1) * w * 4;
-    CLPERM_RETURN_IF(w > width_cap(ctx) || t / w > 65536 || s->local_bytes > ctx->profile.local_mem_bytes,
-                     CLPERM_ERROR_INVALID_ARGUMENT);
     s->m = (uint32_t)(t / w);
+    s->local_bytes = counting_bytes(type, digit_bits, t, w);
     tiles_per_group(ctx, s);
     p->kernel = "clperm_partition_tile_counting";
     snprintf(p->options, sizeof p->options,
              "-DCLPERM_TS_W=%u -DCLPERM_TS_M=%u -DCLPERM_TS_TILES=%u -DCLPERM_TS_KEY_KIND=%d -DCLPERM_TS_VALUES=0 "
-             "-DCLPERM_TS_TRACE=%d -DCLPERM_TS_DIGIT_BITS=%u -DCLPERM_TS_DIGIT_SHIFT=%u -DCLPERM_TS_COUNTING=1",
-             s->w, s->m, s->tiles_per_group, (int)type, trace, digit_bits, digit_shift);
+             "-DCLPERM_TS_TRACE=%d -DCLPERM_TS_DIGIT_BITS=%u -DCLPERM_TS_DIGIT_SHIFT=%u -DCLPERM_TS_COUNTING=%u",
+             s->w, s->m, s->tiles_per_group, (int)type, trace, digit_bits, digit_shift, super);
     /* No register networks: the kernel sorts nothing in registers. */
     snprintf(p->networks, sizeof p->networks,
              "#define CLPERM_TS_NET_RUNS\n#define CLPERM_TS_NET_MERGE\n#define CLPERM_TS_NET_W\n");

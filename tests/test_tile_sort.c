@@ -268,31 +268,50 @@ static uint64_t label_of(const void *keys, uint64_t i, clperm_key_type type, uns
     return (k >> shift) & ((1u << bits) - 1);
 }
 
-/* The counting partition (Corollary 1) is not stable: its output must have the host's labels at
- * every position, and within each run of one label the same keys. Every device, 1 to 3 label
- * bits, awkward segments (a partial one last), and zero bank conflicts in the trace. */
+/* Labels of only 0 and 2^bits - 1, the first with a density that varies from segment to segment:
+ * the 0-1 inputs the proofs of Lemma 1 and Theorem 1 reason about. */
+static void two_labels(void *keys, clperm_key_type type, uint64_t n, uint64_t seg, unsigned shift, unsigned bits) {
+    size_t ks = clperm_key_size(type);
+    uint64_t flip = type == CLPERM_KEY_I32 ? 0x80000000u : 0, mask = ((UINT64_C(1) << bits) - 1) << shift;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t k = test_item(keys, i, ks) ^ flip, density = (i / seg * 37) % 101;
+        k = (k & ~mask) | ((k >> 40 ^ k >> 8 ^ k) % 100 < density ? 0 : mask);
+        k ^= flip;
+        memcpy((char *)keys + i * ks, &k, ks);
+    }
+}
+
+/* The counting partition (Corollary 1 and Theorem 1) is not stable: its output must have the host's
+ * labels at every position, and within each run of one label the same keys. Every device, 1 to 4
+ * label bits, awkward segments (a partial one last) around both kinds of tile, and zero bank
+ * conflicts in the trace. */
 Test(tile_sort, counting_partition_groups_labels) {
     uint64_t seed = test_seed();
     static const clperm_key_type ptypes[] = {CLPERM_KEY_U32, CLPERM_KEY_I32, CLPERM_KEY_U64};
 #ifdef CLPERM_TEST_SMALL
-    static const uint64_t psegs[] = {1, 9, 64};
+    static const uint64_t psegs[] = {1, 9, 16, 64};
 #else
-    static const uint64_t psegs[] = {1, 2, 7, 8, 9, 63, 64, 65, 511, 512, 513, 1000};
+    static const uint64_t psegs[] = {1, 2, 7, 9, 15, 16, 17, 63, 65, 255, 256, 257, 512, 1000};
 #endif
     for (size_t dev = 0; dev < test_device_count(); dev++) {
         clperm_ctx *ctx = test_open(dev);
         for (size_t t = 0; t < sizeof ptypes / sizeof ptypes[0]; t++)
-            for (unsigned bits = 1; bits <= 3; bits++)
+            for (unsigned bits = 1; bits <= 4; bits++)
                 for (size_t s = 0; s < sizeof psegs / sizeof psegs[0]; s++)
-                    for (int pattern = 0; pattern < 3; pattern++) {
+                    for (int pattern = 0; pattern < 4; pattern++) {
                         clperm_key_type type = ptypes[t];
                         size_t ks = clperm_key_size(type);
-                        uint64_t seg = psegs[s], n = 2 * seg + seg / 3 + 1;
-                        unsigned shift = (unsigned)(s % 2 ? 8 * ks - bits : 3);
+                        uint64_t seg = psegs[s], n = (pattern == 3 ? 24 : 2) * seg + seg / 3 + 1, max = 0;
+                        /* The label's bits at either end of the key (one program per type, bits and tile). */
+                        unsigned shift = (unsigned)((t + bits) % 2 ? 8 * ks - bits : 3);
+                        cr_assert_eq(clperm_partition_segment_max(ctx, type, bits, CLPERM_TILE_PARTITION_COUNTING, &max),
+                                     CLPERM_SUCCESS);
+                        if (seg > max) continue;
                         void *keys = malloc(n * ks), *want = malloc(n * ks), *got = malloc(n * ks);
                         uint64_t *a = malloc(n * 8), *b = malloc(n * 8);
                         cr_assert(keys && want && got && a && b);
                         fill_keys(keys, type, n, pattern == 2 ? EQUAL : pattern == 1 ? FEW : RANDOM, seed + s);
+                        if (pattern == 3) two_labels(keys, type, n, seg, shift, bits);
                         memcpy(want, keys, n * ks);
                         cr_assert_eq(clperm_partition_segments_host(type, want, NULL, n, seg, shift, bits), CLPERM_SUCCESS);
                         cl_mem dk = device_copy(ctx, keys, n * ks);
@@ -322,11 +341,17 @@ Test(tile_sort, counting_partition_groups_labels) {
                         }
                         free(keys), free(want), free(got), free(a), free(b);
                     }
-        /* No bank conflicts, whatever the labels send where. */
-        for (unsigned bits = 1; bits <= 3; bits++) {
+        /* No bank conflicts, whatever the labels send where: Corollary 1's tiles at w^3 and 2w^3
+         * keys (w = 2^bits), Theorem 1's square tiles of s^4 keys. */
+        for (unsigned bits = 1; bits <= 4; bits++) {
             uint64_t w = bits == 1 ? 2 : UINT64_C(1) << bits;
-            for (uint64_t seg = w * w * w; seg <= 2 * w * w * w; seg *= 2)
+            uint64_t cases[4][2] = {{w * w * w, w}, {2 * w * w * w, w}, {16, 4}, {256, 16}};
+            for (int c = 0; c < 4; c++)
                 for (int pattern = 0; pattern < 2; pattern++) {
+                    uint64_t seg = cases[c][0], max = 0;
+                    cr_assert_eq(clperm_partition_segment_max(ctx, CLPERM_KEY_U32, bits, CLPERM_TILE_PARTITION_COUNTING,
+                                                              &max), CLPERM_SUCCESS);
+                    if (seg > max || (c >= 2 && (cases[c][1] < (1u << bits) || seg >= w * w * w))) continue;
                     uint32_t *keys = malloc(2 * seg * 4);
                     fill_keys(keys, CLPERM_KEY_U32, 2 * seg, pattern ? FEW : RANDOM, seed + seg);
                     clperm_conflict_report r;
@@ -335,7 +360,9 @@ Test(tile_sort, counting_partition_groups_labels) {
                     free(keys);
                     cr_assert_eq(st, CLPERM_SUCCESS, "%s: counting trace bits=%u: %s", test_device_label(ctx), bits,
                                  clperm_status_name(st));
-                    cr_assert_eq(r.shape.w, w);
+                    cr_assert_eq(r.shape.w, cases[c][1], "bits=%u segment=%llu: w=%u", bits, (unsigned long long)seg,
+                                 r.shape.w);
+                    cr_assert_eq((uint64_t)r.shape.w * r.shape.m, seg);
                     cr_assert_gt(r.accesses, 20 * seg, "trace recorded too little");
                     cr_assert_eq(r.conflicts, 0, "counting partition w=%u m=%u: %llu conflicts", r.shape.w, r.shape.m,
                                  (unsigned long long)r.conflicts);
