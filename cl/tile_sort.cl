@@ -401,10 +401,9 @@ clperm_sort_tile_as(__global ts_key *keys, __global uint *values, ulong n, ulong
 #define AW_REV_ROW 1
 #define AW_REV_SUPER 2
 #define AW_REV_BLOCK 3
-/* Bit 31 set in every entry keeps the table 32-bit wide (Oclgrind cannot read a table the
- * optimiser narrowed to 3-byte integers). */
-#define AW_P(ld, net, st, rev)                                                                     \
-    (AW_LD_##ld | AW_NET_##net << 4 | AW_ST_##st << 8 | AW_REV_##rev << 12 | 0x80000000u)
+/* One byte per field, read with a volatile load: folded into the code, the table became switches
+ * on integers of 4 or 31 bits, and the table itself 3-byte integers, which Oclgrind misreads. */
+#define AW_P(ld, net, st, rev) (AW_LD_##ld | AW_NET_##net << 8 | AW_ST_##st << 16 | (uint)AW_REV_##rev << 24)
 #define AW_LEMMA1(ld0, st4, rev4)                                                                  \
     AW_P(ld0, SORT, ROW_S, ROW), AW_P(ROWS_S, MERGE, ROW_S, NO), AW_P(COLS_S, MERGE, ROW_S, ROW),   \
         AW_P(ROWS_S, MERGE, ROW_S, NO), AW_P(COLS_S, MERGE, st4, rev4)
@@ -432,8 +431,8 @@ clperm_sort_tile_as_wide(__global ts_key *keys, __global uint *values, ulong n, 
     TS_LOAD_TILE(AW_G_E);
 #pragma unroll 1
     for (uint pass = 0; pass < sizeof aw_passes / sizeof aw_passes[0]; pass++) {
-        const uint op = aw_passes[pass], ld = op & 15u, net = (op >> 4) & 15u, st = (op >> 8) & 15u;
-        const uint rev = (op >> 12) & 15u;
+        const uint op = ((volatile __constant uint *)aw_passes)[pass];
+        const uint ld = op & 255u, net = (op >> 8) & 255u, st = (op >> 16) & 255u, rev = op >> 24;
         if (ld == AW_LD_ROW_G) {
             TS_UNROLL for (uint v = 0; v < TS_M; v++) TS_LD_ITEM(AW_G(lid, v), k[v], p[v]);
         } else if (ld == AW_LD_ROW_D) {

@@ -11,17 +11,9 @@
 
 static const clperm_key_type types[] = {CLPERM_KEY_U32, CLPERM_KEY_I32, CLPERM_KEY_F32, CLPERM_KEY_U64};
 static const char *const type_names[] = {"", "u32", "i32", "f32", "u64"};
-#ifdef CLPERM_TEST_SMALL
-/* The small build runs under Oclgrind. For the Theorems 1/2 kernel, Oclgrind 21.10's keys differ
- * from the host's, with no race or uninitialised read reported, where PoCL 3.1, PoCL 5 and NVIDIA
- * all match the host bit for bit. The cause is not found, and that kernel is left out there. */
-static const clperm_tile_sort algos[] = {CLPERM_TILE_SORT_SHEAR, CLPERM_TILE_SORT_BITONIC,
-                                         CLPERM_TILE_SORT_BITONIC_PADDED, CLPERM_TILE_SORT_AS};
-#else
 static const clperm_tile_sort algos[] = {CLPERM_TILE_SORT_SHEAR, CLPERM_TILE_SORT_BITONIC,
                                          CLPERM_TILE_SORT_BITONIC_PADDED, CLPERM_TILE_SORT_AS,
                                          CLPERM_TILE_SORT_AS_WIDE};
-#endif
 static const char *const algo_names[] = {"auto", "shear", "bitonic", "bitonic-padded", "as", "counting", "as-wide"};
 
 /* Key patterns: random bits, few distinct values (stability), all equal, ascending, descending,
