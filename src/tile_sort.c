@@ -134,11 +134,12 @@ static clperm_status plan_counting(const clperm_ctx *ctx, clperm_key_type type, 
                                    int trace, unsigned digit_shift, unsigned digit_bits, sort_plan *p) {
     CLPERM_RETURN_IF(digit_bits == 0 || with_values || segment == 0, CLPERM_ERROR_INVALID_ARGUMENT);
     uint64_t t = 1;
-    uint32_t w = 0, super = 0;
+    uint32_t w = 0, super;
     while (t < segment) t *= 2;
-    for (; t <= (UINT64_C(1) << 24) && !super; t *= 2) super = counting_shape(ctx, type, digit_bits, t, &w);
-    CLPERM_RETURN_IF(!super, CLPERM_ERROR_INVALID_ARGUMENT);
-    t /= 2;
+    while (!(super = counting_shape(ctx, type, digit_bits, t, &w))) {
+        CLPERM_RETURN_IF(t >= (UINT64_C(1) << 24), CLPERM_ERROR_INVALID_ARGUMENT);
+        t *= 2;
+    }
     clperm_tile_shape *s = &p->shape;
     s->w = w;
     s->m = (uint32_t)(t / w);
