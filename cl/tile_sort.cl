@@ -604,8 +604,8 @@ __kernel TS_ATTRS void clperm_transpose_tiles(__global const ts_key *src, __glob
  * sort leaves one dirty row.
  * Keys and labels move between two buffers, X and Y. The last gather (a conversion from row-major
  * order in Corollary 1, a transpose in Theorem 1) leaves element e of the result at address e.
- * Not stable: keys of one label come out in an order fixed by the algorithm, the same on every
- * device. */
+ * Not stable: keys of one label come out in an order fixed by the algorithm and the tile shape,
+ * the same on every device that takes the same tile. */
 #if defined(CLPERM_TS_COUNTING) && CLPERM_TS_COUNTING
 #define TP_S CLPERM_TS_COUNTING
 #if !(TP_S == TS_W && TS_M >= TS_W * TS_W) && !(TP_S * TP_S == TS_W && TS_W == TS_M)

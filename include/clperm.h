@@ -502,10 +502,12 @@ CLPERM_API clperm_status clperm_sort_segments_host(clperm_key_type type, void *k
  * the tile sort `algorithm` on (label, position). Errors as clperm_sort_segments, and
  * shift + bits beyond the key's width.
  * With CLPERM_TILE_PARTITION_COUNTING the labels come out in the same order but the keys of one
- * label do not keep their input order (the order is fixed by the algorithm, the same on every
- * device); values must be NULL. Its tile is the shortest of Corollary 1's 2^bits x m (m >= 4^bits)
- * and Theorem 1's square s^2 x s^2 (s^2 >= 2^bits) that holds the segment and fits the device's
- * width and local memory: on 32-wide GPUs with 48 KiB, segments up to 256 for 4 bits (16 x 16). */
+ * label do not keep their input order; values must be NULL. Its tile is the shortest of
+ * Corollary 1's 2^bits x m (m >= 4^bits) and Theorem 1's square s^2 x s^2 (s^2 >= 2^bits) that
+ * holds the segment and fits the device's width and local memory: on 32-wide GPUs with 48 KiB,
+ * segments up to 256 for 4 bits (16 x 16). The order within a label is fixed by the algorithm and
+ * the tile: the same on every device that takes the same tile (clperm_partition_conflicts reports
+ * it), and it may differ where a narrower device or less local memory leads to another. */
 CLPERM_API clperm_status clperm_partition_segments(clperm_ctx *ctx, clperm_key_type type, cl_mem keys,
                                                    cl_mem values, uint64_t n, uint64_t segment,
                                                    unsigned shift, unsigned bits,
