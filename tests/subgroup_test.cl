@@ -1,4 +1,4 @@
-/* Exercises every operation of the subgroup layer (compiled after clperm_subgroup.h). For work-item
+/* Exercises every operation of the subgroup layer (compiled after cl/common/subgroup.h). For work-item
  * g: out32[g*8 + k] and out64[g*6 + k] hold the results of operation k; meta[g] = lane | id << 16. */
 __kernel CLPERM_KERNEL_ATTRS void sg_test(const __global uint *in32, const __global ulong *in64,
                                           __global uint *out32, __global ulong *out64,

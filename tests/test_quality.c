@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "quality.h"
+#include "shuffle/quality.h"
 
 /* ---- a good generator: xoshiro256** seeded through splitmix64 ---- */
 

@@ -19,8 +19,8 @@ static int run(clperm_ctx *ctx, int impl, int width, uint32_t *in32, uint64_t *i
                uint64_t *out64, uint32_t *meta, int *actual_width) {
     if (clperm_ctx_set_param(ctx, CLPERM_PARAM_SG_IMPL, impl) == CLPERM_ERROR_UNSUPPORTED) return 0;
     cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_SG_WIDTH, width), CLPERM_SUCCESS);
-    const char *texts[2] = {clperm__cl_clperm_subgroup_h, clperm__cl_subgroup_test_cl};
-    size_t lengths[2] = {clperm__cl_clperm_subgroup_h_size, clperm__cl_subgroup_test_cl_size};
+    const char *texts[2] = {clperm__cl_common_subgroup_h, clperm__cl_subgroup_test_cl};
+    size_t lengths[2] = {clperm__cl_common_subgroup_h_size, clperm__cl_subgroup_test_cl_size};
     clperm__source src = {"subgroup_test", 2, texts, lengths};
     cl_kernel k;
     cr_assert_eq(clperm__ctx_enter(ctx), CLPERM_SUCCESS);

@@ -205,8 +205,8 @@ static clperm_status plan_sort(const clperm_ctx *ctx, clperm_key_type type, int 
 static clperm_status sort_kernel(clperm_ctx *ctx, const sort_plan *p, cl_kernel *out) {
     /* The networks are a function of the shape and the run length, which the options name: the
      * memory cache's key (name and options) still tells programs apart. */
-    const char *texts[2] = {p->networks, clperm__cl_tile_sort_cl};
-    size_t lengths[2] = {strlen(p->networks), clperm__cl_tile_sort_cl_size};
+    const char *texts[2] = {p->networks, clperm__cl_tile_tile_sort_cl};
+    size_t lengths[2] = {strlen(p->networks), clperm__cl_tile_tile_sort_cl_size};
     clperm__source src = {"tile_sort", 2, texts, lengths};
     return clperm__kernel_get(ctx, &src, p->options, p->kernel, out);
 }

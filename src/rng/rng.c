@@ -95,8 +95,8 @@ static clperm_status fill_checked(clperm_ctx *ctx, const clperm_rng_spec *spec, 
              "%s -DCLPERM_RNG_STEPS=%d -DCLPERM_RNG_OUT=%d -DCLPERM_WG_SIZE=%zu -DCLPERM_RNG_SERIAL=%d "
              "-DCLPERM_RNG_LANES=%d",
              spec_opts, CLPERM_RNG_FILL_STEPS, (int)output, wg, serial, SERIAL_LANES);
-    const char *texts[3] = {clperm__cl_clperm_rng_tables_h, clperm__cl_clperm_rng_h, clperm__cl_rng_cl};
-    size_t lengths[3] = {clperm__cl_clperm_rng_tables_h_size, clperm__cl_clperm_rng_h_size, clperm__cl_rng_cl_size};
+    const char *texts[3] = {clperm__cl_clperm_rng_tables_h, clperm__cl_clperm_rng_h, clperm__cl_rng_rng_cl};
+    size_t lengths[3] = {clperm__cl_clperm_rng_tables_h_size, clperm__cl_clperm_rng_h_size, clperm__cl_rng_rng_cl_size};
     clperm__source src = {"rng", 3, texts, lengths};
     cl_kernel kern;
     CLPERM_TRY(clperm__kernel_get(ctx, &src, options, "clperm_rng_fill", &kern));

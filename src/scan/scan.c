@@ -5,7 +5,7 @@
 
 #include "internal.h"
 
-static const char *const scan_texts[2] = {clperm__cl_clperm_subgroup_h, clperm__cl_scan_cl};
+static const char *const scan_texts[2] = {clperm__cl_common_subgroup_h, clperm__cl_scan_scan_cl};
 
 typedef enum scan_mode { SCAN_EXCLUSIVE, SCAN_INCLUSIVE, REDUCE } scan_mode;
 
@@ -48,7 +48,7 @@ static clperm_status plan_scan(const clperm_ctx *ctx, clperm_type type, uint64_t
 
 static clperm_status kernel(clperm_ctx *ctx, const scan_plan *plan, clperm_type type, const char *base,
                             cl_kernel *out) {
-    size_t lengths[2] = {clperm__cl_clperm_subgroup_h_size, clperm__cl_scan_cl_size};
+    size_t lengths[2] = {clperm__cl_common_subgroup_h_size, clperm__cl_scan_scan_cl_size};
     clperm__source src = {"scan", 2, scan_texts, lengths};
     char name[64];
     snprintf(name, sizeof name, "%s%s", base, type == CLPERM_TYPE_U64 ? "u64" : "u32");

@@ -1,5 +1,5 @@
 /*
- * Bijective shuffle (Mitchell et al., Algorithm 1), compiled after clperm_subgroup.h,
+ * Bijective shuffle (Mitchell et al., Algorithm 1), compiled after cl/common/subgroup.h,
  * clperm_bijection.h and scan.cl (whose work-group scan, look-back and spine kernel it uses, with
  * CLPERM_T the type of output positions).
  *

@@ -6,8 +6,8 @@
 
 #include "internal.h"
 
-static const char *const shuffle_texts[4] = {clperm__cl_clperm_subgroup_h, clperm__cl_clperm_bijection_h,
-                                             clperm__cl_scan_cl, clperm__cl_shuffle_cl};
+static const char *const shuffle_texts[4] = {clperm__cl_common_subgroup_h, clperm__cl_clperm_bijection_h,
+                                             clperm__cl_scan_scan_cl, clperm__cl_shuffle_shuffle_cl};
 
 typedef struct shuffle_plan {
     clperm_bijection_key key;
@@ -81,8 +81,8 @@ static clperm_status plan_shuffle(const clperm_ctx *ctx, uint64_t n, size_t elem
 }
 
 static clperm_status kernel(clperm_ctx *ctx, const shuffle_plan *p, const char *name, cl_kernel *out) {
-    size_t lengths[4] = {clperm__cl_clperm_subgroup_h_size, clperm__cl_clperm_bijection_h_size,
-                         clperm__cl_scan_cl_size, clperm__cl_shuffle_cl_size};
+    size_t lengths[4] = {clperm__cl_common_subgroup_h_size, clperm__cl_clperm_bijection_h_size,
+                         clperm__cl_scan_scan_cl_size, clperm__cl_shuffle_shuffle_cl_size};
     clperm__source src = {"shuffle", 4, shuffle_texts, lengths};
     return clperm__tile_kernel_get(ctx, &src, p->options, p->serial, p->wg, name, out);
 }

@@ -1,5 +1,5 @@
 /*
- * Device-wide prefix sum and reduction of u32 or u64 items, compiled after clperm_subgroup.h.
+ * Device-wide prefix sum and reduction of u32 or u64 items, compiled after cl/common/subgroup.h.
  *
  * Required: CLPERM_T (uint or ulong), CLPERM_TS (u32 or u64), CLPERM_SCAN_ITEMS (items each
  * work-item scans per tile). CLPERM_SCAN_STAGE 1 loads and stores tiles through local memory so
