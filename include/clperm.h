@@ -74,7 +74,8 @@ extern "C" {
     X(ERROR_UNSUPPORTED, -1013, "not supported by this device")                                    \
     X(ERROR_BUILD_FAILED, -1014, "kernel program failed to build (see clperm_ctx_build_log)")      \
     X(ERROR_QUEUE_OUT_OF_ORDER, -1015, "command queue is out-of-order; clperm needs an in-order queue") \
-    X(ERROR_INVALID_EVENT_LIST, -1016, "event wait list is inconsistent with its length")
+    X(ERROR_INVALID_EVENT_LIST, -1016, "event wait list is inconsistent with its length")          \
+    X(ERROR_NOT_PERMUTATION, -1017, "index array is not a permutation of 0..n-1 (an index repeats or is out of range)")
 
 typedef enum clperm_status_code {
 #define CLPERM_X_ENUM(name, value, msg) CLPERM_##name = value,
@@ -565,6 +566,185 @@ CLPERM_API clperm_status clperm_transpose_tiles(clperm_ctx *ctx, clperm_type typ
  * (clperm_sort_conflicts; shape.m is items per work-item). */
 CLPERM_API clperm_status clperm_transpose_conflicts(clperm_ctx *ctx, clperm_type type, uint32_t rows,
                                                     uint32_t cols, clperm_conflict_report *out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Offline permutations (Kasagi, Nakano, Ito: "Offline permutation on the CUDA-enabled GPU"):
+ * moving n items of src into dst along a permutation P known in advance, dst[P(i)] = src[i].
+ * Items are elem_size bytes: 4, 8 or 16 (CLPERM_ERROR_INVALID_TYPE otherwise); they are moved,
+ * never interpreted. src and dst are different buffers of at least n items unless a function
+ * says otherwise. n = 0 enqueues nothing.
+ *
+ * - Conventional: from an index array, destination-designated (scatter) or source-designated
+ *   (gather): one pass, but its scattered side wastes most of every memory transaction when
+ *   nearby items go far apart.
+ * - Regular, with no index array: transpose, bit-reversal, perfect shuffle. Each reads and
+ *   writes global memory in whole aligned segments through a local tile of 32 x 32 items in the
+ *   diagonal arrangement (item (r, c) at r*32 + (r + c) mod 32; the shuffle's two halves skewed
+ *   by half a bank group), so the local accesses are free of bank conflicts: one pass at about
+ *   copy speed, and no memory beyond src and dst.
+ * - Scheduled (Sections 6 and 7): any permutation, from a plan made once on the host; every run
+ *   takes the same time whatever the permutation (clperm_perm_plan_create).
+ * ------------------------------------------------------------------------------------------- */
+
+/* Destination-designated: dst[p[i]] = src[i] for i < n, p holding n indices of index_type
+ * (CLPERM_TYPE_U32 or CLPERM_TYPE_U64). p is taken as it is: it should be a permutation of
+ * 0..n-1, which is not checked (the check would cost a pass and a wait; clperm_perm_plan_create
+ * and the host references check). An index >= n is skipped, so nothing outside dst's first n
+ * items is written, and where p repeats an index the item that lands there is unspecified.
+ * Errors (nothing enqueued): elem_size or index_type unsupported, a buffer NULL, from another
+ * context or too small, dst read-only, src == dst, p == dst. */
+CLPERM_API clperm_status clperm_permute_scatter(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t n,
+                                                size_t elem_size, clperm_type index_type, cl_mem p,
+                                                cl_uint num_events, const cl_event *events, cl_event *event);
+
+/* Source-designated: dst[i] = src[q[i]] for i < n (q = P^-1 moves the items as p does above).
+ * An index >= n leaves dst[i] unwritten. Errors as clperm_permute_scatter. */
+CLPERM_API clperm_status clperm_permute_gather(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t n,
+                                               size_t elem_size, clperm_type index_type, cl_mem q,
+                                               cl_uint num_events, const cl_event *events, cl_event *event);
+
+/* Transpose of a rows x cols matrix (row-major): dst (cols x rows, row-major) gets
+ * dst[c * rows + r] = src[r * cols + c]. Any shape: partial tiles at the edges are handled, a
+ * single row or column is a copy. rows * cols = 0 enqueues nothing; CLPERM_ERROR_SIZE_OVERFLOW
+ * when rows * cols overflows. (clperm_transpose_tiles transposes many small matrices at once.) */
+CLPERM_API clperm_status clperm_transpose(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t rows, uint64_t cols,
+                                          size_t elem_size, cl_uint num_events, const cl_event *events,
+                                          cl_event *event);
+
+/* Bit-reversal of n = 2^k items: dst[rev_k(i)] = src[i], rev_k reversing the k low bits (its own
+ * inverse). n must be a power of two (1 included); else CLPERM_ERROR_INVALID_ARGUMENT. */
+CLPERM_API clperm_status clperm_permute_bit_reversal(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t n,
+                                                     size_t elem_size, cl_uint num_events,
+                                                     const cl_event *events, cl_event *event);
+
+/* Perfect shuffle of n = 2^k items: the k-bit index rotated left by one, dst[rotl_k(i)] = src[i]:
+ * the first and second halves interleaved, dst[2j] = src[j], dst[2j + 1] = src[n/2 + j].
+ * inverse != 0 runs the inverse (the unshuffle, dst[rotr_k(i)] = src[i]). n a power of two. */
+CLPERM_API clperm_status clperm_permute_shuffle(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t n,
+                                                size_t elem_size, int inverse, cl_uint num_events,
+                                                const cl_event *events, cl_event *event);
+
+/* Host references of the above, single-threaded, bit for bit what the devices write: they need
+ * no context and are thread-safe. dst and src must not overlap. The index-array versions check
+ * that p (q) is a permutation of 0..n-1 first and return CLPERM_ERROR_NOT_PERMUTATION, writing
+ * nothing, when it is not. */
+CLPERM_API clperm_status clperm_permute_scatter_host(const void *src, void *dst, uint64_t n, size_t elem_size,
+                                                     clperm_type index_type, const void *p);
+CLPERM_API clperm_status clperm_permute_gather_host(const void *src, void *dst, uint64_t n, size_t elem_size,
+                                                    clperm_type index_type, const void *q);
+CLPERM_API clperm_status clperm_transpose_host(const void *src, void *dst, uint64_t rows, uint64_t cols,
+                                               size_t elem_size);
+CLPERM_API clperm_status clperm_permute_bit_reversal_host(const void *src, void *dst, uint64_t n, size_t elem_size);
+CLPERM_API clperm_status clperm_permute_shuffle_host(const void *src, void *dst, uint64_t n, size_t elem_size,
+                                                     int inverse);
+
+/* Bank conflicts of the regular permutations, measured as for the sorts (clperm_sort_conflicts):
+ * the kernel for (kind, elem_size) built with every local-memory access recorded, run on one
+ * to a few tiles, and the record checked in the model of w = 128 / elem_size banks of
+ * elem_size-byte words (32, 16, 8: the hardware's 32 four-byte banks serve a warp's 8- and
+ * 16-byte accesses a half and a quarter warp at a time), bank = item address mod w, w
+ * consecutive work-items accessing together. For the transpose the matrix is rows x cols, for the
+ * others n = rows items (a power of two; cols ignored). naive != 0 measures the same kernel with
+ * a plain row-major tile instead of the diagonal arrangement: the failing case. Blocking. */
+typedef enum clperm_permute_kind {
+    CLPERM_PERMUTE_TRANSPOSE = 1,
+    CLPERM_PERMUTE_BIT_REVERSAL = 2,
+    CLPERM_PERMUTE_SHUFFLE = 3,
+    CLPERM_PERMUTE_UNSHUFFLE = 4
+} clperm_permute_kind;
+
+CLPERM_API clperm_status clperm_permute_conflicts(clperm_ctx *ctx, clperm_permute_kind kind, size_t elem_size,
+                                                  uint64_t rows, uint64_t cols, int naive,
+                                                  clperm_conflict_report *out);
+
+/* ---- The scheduled permutation (Sections 6 and 7) ----
+ * The items are seen as a matrix of `rows` rows of `cols` items (rows * cols >= n: the
+ * permutation is extended by the identity over the padding, which never reaches dst). Three
+ * steps move them: a row-wise permutation puts each item in the column of its colour, a
+ * column-wise permutation takes it to its destination row, a row-wise permutation to its
+ * destination column. The colours are a König edge colouring of the multigraph from source rows
+ * to destination rows (items of one colour have distinct destination rows). Each row-wise step
+ * runs in local memory in an order scheduled so that every step of a group of work-items touches
+ * distinct banks (a colouring of the banks' multigraph per row). Every global access is coalesced
+ * and the work does not depend on P.
+ *
+ * Shape: cols is a power of two, rows a multiple of the device's bank count (32 on GPUs), both at
+ * most the longest row the device's local memory holds in 4-byte words (12288 for 48 KiB) and at
+ * most 65536; the smallest such matrix that holds n, the squarest of equals. n above rows_max *
+ * cols_max (about 2^26.6 items on 48 KiB devices) gives CLPERM_ERROR_UNSUPPORTED. Items wider than
+ * the local memory's row are moved in 4- or 8-byte slices, one after another.
+ *
+ * Passes over the data (fusion): 1, the paper's five: row-wise, transpose, row-wise, transpose,
+ * row-wise; 2, three: row-wise, a column-wise step that permutes strips of columns in local
+ * memory in place (no transposes), row-wise. Device memory: the schedules, one 32-bit word per
+ * padded item and step (S | D << 16: the paper's two 16-bit indices), 12 bytes per padded item;
+ * and scratch the plan allocates on the first execute for an item size: one buffer of rows * cols
+ * items (two for fusion 1 when rows * cols > n). */
+typedef struct clperm_perm_plan clperm_perm_plan;
+
+/* Progress of a long host computation: fraction in [0, 1], nondecreasing, called from the thread
+ * that created the plan. */
+typedef void (*clperm_progress_fn)(void *user, double fraction);
+
+typedef struct clperm_perm_plan_opts {
+    clperm_progress_fn progress; /* NULL: none                                               */
+    void *user;                  /* passed to progress                                       */
+    int threads;                 /* host threads that build the plan: 0 = the online CPUs    */
+    int fusion;                  /* 0: the device's default, else 1 or 2 (see above)         */
+} clperm_perm_plan_opts;
+
+/* Makes a plan for P from p (host memory, n indices of index_type, dst[p[i]] = src[i]): checks
+ * that p is a permutation (CLPERM_ERROR_NOT_PERMUTATION otherwise, before any colouring or device
+ * work), colours, schedules and uploads the schedules; blocking. opts NULL means the defaults.
+ * Writes *out on success only; the caller frees it with clperm_perm_plan_free before freeing ctx.
+ * Cost on the host: O(n log cols) for the colouring, O(n log(cols / banks)) for the schedules,
+ * spread over opts->threads threads; clperm_perm_plan_query reports the times. n >= 1. */
+CLPERM_API clperm_status clperm_perm_plan_create(clperm_ctx *ctx, clperm_perm_plan **out, clperm_type index_type,
+                                                 const void *p, uint64_t n, const clperm_perm_plan_opts *opts);
+
+/* The same from a device buffer p (read back first, blocking). */
+CLPERM_API clperm_status clperm_perm_plan_create_device(clperm_ctx *ctx, clperm_perm_plan **out,
+                                                        clperm_type index_type, cl_mem p, uint64_t n,
+                                                        const clperm_perm_plan_opts *opts);
+
+/* dst[P(i)] = src[i] for i < n, items of elem_size bytes (4, 8 or 16), as many times as wanted.
+ * src and dst hold at least n items; they may be the same buffer (in place). The first execute
+ * for an item size allocates the plan's scratch. Executions of one plan are serialised by its
+ * context; the plan itself is read-only once made. */
+CLPERM_API clperm_status clperm_perm_plan_execute(clperm_perm_plan *plan, cl_mem src, cl_mem dst, size_t elem_size,
+                                                  cl_uint num_events, const cl_event *events, cl_event *event);
+
+typedef struct clperm_perm_plan_info {
+    uint64_t n;
+    uint32_t rows, cols;      /* the matrix (rows * cols >= n)                                 */
+    uint32_t banks;           /* the schedules are conflict-free for this bank count and every
+                                 power of two below it                                         */
+    int fusion;               /* 1 or 2                                                        */
+    uint64_t schedule_bytes;  /* device memory of the schedules                                */
+    uint64_t scratch_bytes;   /* device scratch the plan holds now                             */
+    double seconds_check;     /* host time: checking p and inverting it                        */
+    double seconds_colour;    /* the König colouring                                           */
+    double seconds_schedule;  /* the per-row schedules of the three steps                      */
+    double seconds_upload;    /* writing the schedules to the device                           */
+    double seconds_total;     /* all of clperm_perm_plan_create                                */
+    int threads;              /* host threads used                                             */
+} clperm_perm_plan_info;
+
+CLPERM_API clperm_status clperm_perm_plan_query(const clperm_perm_plan *plan, clperm_perm_plan_info *out);
+
+/* Device bytes the plan needs to execute on items of elem_size bytes (0: the schedules alone):
+ * schedules plus the scratch for that size. */
+CLPERM_API clperm_status clperm_perm_plan_bytes(const clperm_perm_plan *plan, size_t elem_size, uint64_t *bytes);
+
+/* Releases the plan's device memory. NULL is a no-op. */
+CLPERM_API void clperm_perm_plan_free(clperm_perm_plan *plan);
+
+/* Bank conflicts of the plan's row-wise steps and of its column-wise step (fusion 2), measured as
+ * for clperm_permute_conflicts on up to `rows_traced` rows of each step (0: 4) with the plan's
+ * own schedules and items of elem_size bytes. naive != 0 runs the same kernels with no schedule
+ * (work-item j moves item j straight to its destination): the failing case. Blocking. */
+CLPERM_API clperm_status clperm_perm_plan_conflicts(clperm_perm_plan *plan, size_t elem_size, uint32_t rows_traced,
+                                                    int naive, clperm_conflict_report *out);
 
 
 /* ---------------------------------------------------------------------------------------------

@@ -49,6 +49,12 @@ extern const char clperm__cl_clperm_rng_h[];
 extern const size_t clperm__cl_clperm_rng_h_size;
 extern const char clperm__cl_rng_rng_cl[];
 extern const size_t clperm__cl_rng_rng_cl_size;
+extern const char clperm__cl_permute_permute_common_h[];
+extern const size_t clperm__cl_permute_permute_common_h_size;
+extern const char clperm__cl_permute_permute_cl[];
+extern const size_t clperm__cl_permute_permute_cl_size;
+extern const char clperm__cl_permute_perm_plan_cl[];
+extern const size_t clperm__cl_permute_perm_plan_cl_size;
 
 /* ---- hashing ---- */
 typedef struct clperm__hash {

@@ -1,0 +1,177 @@
+/*
+ * Offline permutations (Kasagi, Nakano, Ito): the conventional ones from an index array, and the
+ * regular ones (transpose, bit-reversal, perfect shuffle) through a local tile.
+ *
+ *   clperm_permute_scatter       destination-designated: dst[p[i]] = src[i]
+ *   clperm_permute_gather        source-designated: dst[i] = src[q[i]]
+ *   clperm_transpose_tiled       a rows x cols matrix, one 32 x 32 tile per work-group
+ *   clperm_bit_reversal_tiled    2^k items (k >= 10), one tile of 32 x 32 per work-group
+ *   clperm_shuffle_tiled         perfect shuffle of 2^k items (k >= 10), 1024 per work-group
+ *   clperm_unshuffle_tiled       its inverse
+ *   clperm_bit_reversal_direct   the same permutations with one work-item per item, no tile: for
+ *   clperm_shuffle_direct        2^k < 1024 items
+ *
+ * A tile of 32 x 32 items is read from global memory a row of 32 items at a time, whole aligned
+ * segments, and written the same way. In local memory item (r, c) lies at r*32 + (r + c) mod 32,
+ * the diagonal arrangement: the 32 items of a tile row and the 32 of a tile column lie in 32
+ * distinct banks, and so do any 2^s consecutive ones in 2^s banks. CLPERM_PM_NAIVE 1 uses the
+ * plain r*32 + c instead (the failing case of the conflict check).
+ *
+ * Required: CLPERM_PM_ITEM (uint, ulong, uint4) and, for the conventional kernels,
+ * CLPERM_PM_INDEX (uint or ulong). CLPERM_PM_W: the items' bank count (32 four-byte banks hold
+ * 128 / sizeof(item) items a row), used by the shuffle's layout.
+ */
+#ifndef CLPERM_PM_NAIVE
+#define CLPERM_PM_NAIVE 0
+#endif
+#ifndef CLPERM_PM_W
+#define CLPERM_PM_W 32
+#endif
+
+#define PM_TW 32
+#define PM_WG_ROWS 8
+#define PM_WG (PM_TW * PM_WG_ROWS)
+#define PM_ATTRS __attribute__((reqd_work_group_size(PM_WG, 1, 1)))
+
+#if CLPERM_PM_NAIVE
+#define PM_DIAG(r, c) ((r) * PM_TW + (c))
+#else
+#define PM_DIAG(r, c) ((r) * PM_TW + (((r) + (c)) & (PM_TW - 1)))
+#endif
+
+#ifdef CLPERM_PM_INDEX
+typedef CLPERM_PM_INDEX pm_index;
+
+__kernel void clperm_permute_scatter(__global const pm_item *src, __global pm_item *dst,
+                                     __global const pm_index *p, ulong n) {
+    ulong i = get_global_id(0);
+    if (i >= n) return;
+    ulong d = p[i];
+    if (d < n) dst[d] = src[i];
+}
+
+__kernel void clperm_permute_gather(__global const pm_item *src, __global pm_item *dst,
+                                    __global const pm_index *q, ulong n) {
+    ulong i = get_global_id(0);
+    if (i >= n) return;
+    ulong s = q[i];
+    if (s < n) dst[i] = src[s];
+}
+#endif
+
+/* The low `bits` bits of x reversed (bits <= 64; 0 gives 0). */
+inline ulong pm_rev(ulong x, uint bits) {
+    x = ((x >> 1) & 0x5555555555555555UL) | ((x & 0x5555555555555555UL) << 1);
+    x = ((x >> 2) & 0x3333333333333333UL) | ((x & 0x3333333333333333UL) << 2);
+    x = ((x >> 4) & 0x0F0F0F0F0F0F0F0FUL) | ((x & 0x0F0F0F0F0F0F0F0FUL) << 4);
+    x = ((x >> 8) & 0x00FF00FF00FF00FFUL) | ((x & 0x00FF00FF00FF00FFUL) << 8);
+    x = ((x >> 16) & 0x0000FFFF0000FFFFUL) | ((x & 0x0000FFFF0000FFFFUL) << 16);
+    x = (x >> 32) | (x << 32);
+    return bits ? x >> (64 - bits) : 0;
+}
+
+inline uint pm_rev5(uint x) {
+    return ((x & 1u) << 4) | ((x & 2u) << 2) | (x & 4u) | ((x & 8u) >> 2) | ((x & 16u) >> 4);
+}
+
+/* Tile t = (tr, tc) of a rows x cols matrix: rows of the tile read in whole segments, columns
+ * written in whole segments of the cols x rows result. */
+__kernel PM_ATTRS void clperm_transpose_tiled(__global const pm_item *src, __global pm_item *dst, ulong rows,
+                                              ulong cols, ulong tiles_c PM_TRACE_PARAMS) {
+    __local pm_item tile[PM_TW * PM_TW];
+    const uint lane = get_local_id(0) % PM_TW, wrow = get_local_id(0) / PM_TW;
+    const ulong t = get_group_id(0), tr = t / tiles_c, tc = t - tr * tiles_c;
+    PM_TRACE_BEGIN;
+    for (uint r = wrow; r < PM_TW; r += PM_WG_ROWS) {
+        ulong gr = tr * PM_TW + r, gc = tc * PM_TW + lane;
+        if (gr < rows && gc < cols)
+            PM_ST(tile, PM_DIAG(r, lane), src[gr * cols + gc]);
+        else
+            PM_SKIP();
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint r = wrow; r < PM_TW; r += PM_WG_ROWS) {
+        ulong orow = tc * PM_TW + r, ocol = tr * PM_TW + lane;
+        if (orow < cols && ocol < rows)
+            dst[orow * rows + ocol] = PM_LD(tile, PM_DIAG(lane, r));
+        else
+            PM_SKIP();
+    }
+    PM_TRACE_END;
+}
+
+/* Index i of 2^k items = (hi: 5 bits, mid: k - 10 bits, lo: 5 bits); rev(i) = (rev lo, rev mid,
+ * rev hi). The work-group of mid reads the 32 x 32 tile (hi, lo) a row hi at a time and writes
+ * its columns: column lo is the output segment (rev lo, rev mid, *), lane l writing the item of
+ * row l at position rev5(l) of the segment. */
+__kernel PM_ATTRS void clperm_bit_reversal_tiled(__global const pm_item *src, __global pm_item *dst,
+                                                 uint k PM_TRACE_PARAMS) {
+    __local pm_item tile[PM_TW * PM_TW];
+    const uint lane = get_local_id(0) % PM_TW, wrow = get_local_id(0) / PM_TW;
+    const ulong mid = get_group_id(0), rmid = pm_rev(mid, k - 10);
+    PM_TRACE_BEGIN;
+    for (uint r = wrow; r < PM_TW; r += PM_WG_ROWS)
+        PM_ST(tile, PM_DIAG(r, lane), src[((ulong)r << (k - 5)) | (mid << 5) | lane]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint r = wrow; r < PM_TW; r += PM_WG_ROWS)
+        dst[((ulong)pm_rev5(r) << (k - 5)) | (rmid << 5) | pm_rev5(lane)] = PM_LD(tile, PM_DIAG(lane, r));
+    PM_TRACE_END;
+}
+
+/* The perfect shuffle's output block m (1024 items) interleaves source runs m of the two halves:
+ * dst[1024m + 2x + h] = src[h * 2^(k-1) + 512m + x]. Item e = 2x + h of the block lies at
+ * h * PM_HALF + x in local memory: the runs are read into consecutive words, and the block is
+ * written from words whose banks, for 2^s consecutive e, are (e & 1) * (w/2) + (e >> 1) + const
+ * modulo w: distinct, since PM_HALF = 512 + w/2. */
+#if CLPERM_PM_NAIVE
+#define PM_HALF 512
+#define PM_SH(e) (e)
+#define PM_SHX(h, x) (2 * (x) + (h))
+#else
+#define PM_HALF (512 + CLPERM_PM_W / 2)
+#define PM_SH(e) (((e) & 1u) * PM_HALF + ((e) >> 1))
+#define PM_SHX(h, x) ((h) * PM_HALF + (x))
+#endif
+
+__kernel PM_ATTRS void clperm_shuffle_tiled(__global const pm_item *src, __global pm_item *dst,
+                                            uint k PM_TRACE_PARAMS) {
+    __local pm_item buf[PM_HALF + 512];
+    const uint lid = get_local_id(0);
+    const ulong m = get_group_id(0);
+    PM_TRACE_BEGIN;
+    for (uint i = lid; i < 1024; i += PM_WG) {
+        uint h = i >> 9, x = i & 511;
+        PM_ST(buf, PM_SHX(h, x), src[((ulong)h << (k - 1)) | (m * 512 + x)]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint e = lid; e < 1024; e += PM_WG) dst[m * 1024 + e] = PM_LD(buf, PM_SH(e));
+    PM_TRACE_END;
+}
+
+__kernel PM_ATTRS void clperm_unshuffle_tiled(__global const pm_item *src, __global pm_item *dst,
+                                              uint k PM_TRACE_PARAMS) {
+    __local pm_item buf[PM_HALF + 512];
+    const uint lid = get_local_id(0);
+    const ulong m = get_group_id(0);
+    PM_TRACE_BEGIN;
+    for (uint e = lid; e < 1024; e += PM_WG) PM_ST(buf, PM_SH(e), src[m * 1024 + e]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = lid; i < 1024; i += PM_WG) {
+        uint h = i >> 9, x = i & 511;
+        dst[((ulong)h << (k - 1)) | (m * 512 + x)] = PM_LD(buf, PM_SHX(h, x));
+    }
+    PM_TRACE_END;
+}
+
+__kernel void clperm_bit_reversal_direct(__global const pm_item *src, __global pm_item *dst, uint k) {
+    ulong i = get_global_id(0);
+    if (i < ((ulong)1 << k)) dst[pm_rev(i, k)] = src[i];
+}
+
+/* inverse 0: dst[rotl_k(i)] = src[i]; 1: dst[rotr_k(i)] = src[i]. */
+__kernel void clperm_shuffle_direct(__global const pm_item *src, __global pm_item *dst, uint k, uint inverse) {
+    ulong i = get_global_id(0), n = (ulong)1 << k;
+    if (i >= n) return;
+    ulong d = k == 0 ? 0 : inverse ? (i >> 1) | ((i & 1) << (k - 1)) : ((i << 1) | (i >> (k - 1))) & (n - 1);
+    dst[d] = src[i];
+}

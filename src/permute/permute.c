@@ -1,0 +1,344 @@
+/* Offline permutations on the device: the conventional ones from an index array (scatter and
+ * gather) and the regular ones through a local tile (transpose, bit-reversal, perfect shuffle),
+ * with their bank-conflict check. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perm_internal.h"
+
+const char *clperm__perm_item_type(size_t bytes) {
+    switch (bytes) {
+    case 4: return "uint";
+    case 8: return "ulong";
+    case 16: return "uint4";
+    default: return NULL;
+    }
+}
+
+uint32_t clperm__perm_banks(const clperm_ctx *ctx, size_t bytes) {
+    uint32_t w = ctx->profile.banks ? ctx->profile.banks : 32;
+    w = (uint32_t)(w * 4 / bytes);
+    return w ? w : 1;
+}
+
+static int is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+
+static unsigned log2u(uint64_t x) {
+    unsigned k = 0;
+    while ((UINT64_C(1) << k) < x) k++;
+    return k;
+}
+
+/* The program of permute.cl for items of `bytes` (and indices of index_bytes, 0: none). */
+static clperm_status pm_kernel(clperm_ctx *ctx, size_t bytes, size_t index_bytes, int naive, int trace,
+                               const char *name, cl_kernel *out) {
+    char options[256];
+    snprintf(options, sizeof options, "-DCLPERM_PM_ITEM=%s -DCLPERM_PM_W=%u -DCLPERM_PM_NAIVE=%d -DCLPERM_PM_TRACE=%d",
+             clperm__perm_item_type(bytes), clperm__perm_banks(ctx, bytes), naive, trace);
+    if (index_bytes) clperm__appendf(options, sizeof options, " -DCLPERM_PM_INDEX=%s", index_bytes == 8 ? "ulong" : "uint");
+    const char *texts[2] = {clperm__cl_permute_permute_common_h, clperm__cl_permute_permute_cl};
+    size_t lengths[2] = {clperm__cl_permute_permute_common_h_size, clperm__cl_permute_permute_cl_size};
+    clperm__source src = {"permute", 2, texts, lengths};
+    return clperm__kernel_get(ctx, &src, options, name, out);
+}
+
+#define ARG(k, i, v) err = err != CL_SUCCESS ? err : clSetKernelArg(k, i, sizeof(v), &(v))
+
+static clperm_status enqueue(clperm_ctx *ctx, cl_kernel k, uint64_t groups, size_t local, cl_uint num_events,
+                             const cl_event *events, cl_event *event) {
+    CLPERM_RETURN_IF(groups > SIZE_MAX / local, CLPERM_ERROR_SIZE_OVERFLOW);
+    size_t global = (size_t)groups * local;
+    return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, num_events, events, event);
+}
+
+static clperm_status nothing(clperm_ctx *ctx, cl_uint num_events, const cl_event *events, cl_event *event) {
+    return event ? clEnqueueMarkerWithWaitList(ctx->queue, num_events, events, event) : CLPERM_SUCCESS;
+}
+
+/* Checks common to the out-of-place permutations of n items. */
+static clperm_status check_pair(const clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t n, size_t elem_size,
+                                cl_uint num_events, const cl_event *events) {
+    CLPERM_RETURN_IF(!clperm__perm_item_type(elem_size), CLPERM_ERROR_INVALID_TYPE);
+    CLPERM_TRY(clperm__check_events(num_events, events));
+    CLPERM_TRY(clperm__check_buffer(ctx, src, n, elem_size, 0));
+    CLPERM_TRY(clperm__check_buffer(ctx, dst, n, elem_size, 1));
+    CLPERM_RETURN_IF(src == dst, CLPERM_ERROR_INVALID_ARGUMENT);
+    return CLPERM_SUCCESS;
+}
+
+/* ---- conventional ---- */
+
+static clperm_status indexed_checked(clperm_ctx *ctx, const char *name, cl_mem src, cl_mem dst, uint64_t n,
+                                     size_t elem_size, clperm_type index_type, cl_mem idx, cl_uint num_events,
+                                     const cl_event *events, cl_event *event) {
+    size_t ib = clperm_type_size(index_type);
+    CLPERM_RETURN_IF(!ib, CLPERM_ERROR_INVALID_TYPE);
+    CLPERM_TRY(check_pair(ctx, src, dst, n, elem_size, num_events, events));
+    CLPERM_TRY(clperm__check_buffer(ctx, idx, n, ib, 0));
+    CLPERM_RETURN_IF(idx == dst, CLPERM_ERROR_INVALID_ARGUMENT);
+    ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
+    if (n == 0) return nothing(ctx, num_events, events, event);
+    cl_kernel k;
+    CLPERM_TRY(pm_kernel(ctx, elem_size, ib, 0, 0, name, &k));
+    cl_int err = CL_SUCCESS;
+    cl_ulong nn = n;
+    ARG(k, 0, src);
+    ARG(k, 1, dst);
+    ARG(k, 2, idx);
+    ARG(k, 3, nn);
+    CLPERM_TRY(err);
+    return enqueue(ctx, k, (n + 255) / 256, 256, num_events, events, event);
+}
+
+clperm_status clperm_permute_scatter(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t n, size_t elem_size,
+                                     clperm_type index_type, cl_mem p, cl_uint num_events, const cl_event *events,
+                                     cl_event *event) {
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    clperm_status st = indexed_checked(ctx, "clperm_permute_scatter", src, dst, n, elem_size, index_type, p,
+                                       num_events, events, event);
+    clperm__ctx_leave(ctx);
+    return st;
+}
+
+clperm_status clperm_permute_gather(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t n, size_t elem_size,
+                                    clperm_type index_type, cl_mem q, cl_uint num_events, const cl_event *events,
+                                    cl_event *event) {
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    clperm_status st = indexed_checked(ctx, "clperm_permute_gather", src, dst, n, elem_size, index_type, q,
+                                       num_events, events, event);
+    clperm__ctx_leave(ctx);
+    return st;
+}
+
+/* ---- regular ---- */
+
+/* A regular permutation's launch: kernel, tiles, and (for a trace build) the record. */
+typedef struct regular_run {
+    clperm_permute_kind kind;
+    size_t bytes;
+    uint64_t rows, cols; /* transpose; else n = rows */
+    int naive;
+    cl_mem trace;
+    cl_uint trace_cap;
+} regular_run;
+
+/* Enqueues one regular permutation of src into dst (arguments already checked, n > 0). */
+static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem src, cl_mem dst, cl_uint num_events,
+                                 const cl_event *events, cl_event *event) {
+    int trace = r->trace != NULL;
+    cl_kernel k;
+    cl_int err = CL_SUCCESS;
+    if (r->kind == CLPERM_PERMUTE_TRANSPOSE) {
+        if ((r->rows == 1 || r->cols == 1) && !trace)
+            return clEnqueueCopyBuffer(ctx->queue, src, dst, 0, 0, (size_t)(r->rows * r->cols * r->bytes), num_events,
+                                       events, event);
+        uint64_t tiles_r = (r->rows + 31) / 32, tiles_c = (r->cols + 31) / 32;
+        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, r->naive, trace, "clperm_transpose_tiled", &k));
+        cl_ulong rows = r->rows, cols = r->cols, tc = tiles_c;
+        ARG(k, 0, src);
+        ARG(k, 1, dst);
+        ARG(k, 2, rows);
+        ARG(k, 3, cols);
+        ARG(k, 4, tc);
+        if (trace) {
+            ARG(k, 5, r->trace);
+            ARG(k, 6, r->trace_cap);
+        }
+        CLPERM_TRY(err);
+        return enqueue(ctx, k, tiles_r * tiles_c, 256, num_events, events, event);
+    }
+    uint64_t n = r->rows;
+    cl_uint kk = log2u(n);
+    if (n < 1024) {
+        int shuffle = r->kind != CLPERM_PERMUTE_BIT_REVERSAL;
+        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, 0, 0, shuffle ? "clperm_shuffle_direct" : "clperm_bit_reversal_direct",
+                             &k));
+        cl_uint inverse = r->kind == CLPERM_PERMUTE_UNSHUFFLE;
+        ARG(k, 0, src);
+        ARG(k, 1, dst);
+        ARG(k, 2, kk);
+        if (shuffle) ARG(k, 3, inverse);
+        CLPERM_TRY(err);
+        return enqueue(ctx, k, 1, (size_t)n, num_events, events, event);
+    }
+    const char *name = r->kind == CLPERM_PERMUTE_BIT_REVERSAL ? "clperm_bit_reversal_tiled"
+                       : r->kind == CLPERM_PERMUTE_SHUFFLE    ? "clperm_shuffle_tiled"
+                                                              : "clperm_unshuffle_tiled";
+    CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, r->naive, trace, name, &k));
+    ARG(k, 0, src);
+    ARG(k, 1, dst);
+    ARG(k, 2, kk);
+    if (trace) {
+        ARG(k, 3, r->trace);
+        ARG(k, 4, r->trace_cap);
+    }
+    CLPERM_TRY(err);
+    return enqueue(ctx, k, n / 1024, 256, num_events, events, event);
+}
+
+clperm_status clperm__transpose_enqueue(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t rows, uint64_t cols,
+                                        size_t bytes, cl_uint num_events, const cl_event *events, cl_event *event) {
+    regular_run r = {CLPERM_PERMUTE_TRANSPOSE, bytes, rows, cols, 0, NULL, 0};
+    return run_regular(ctx, &r, src, dst, num_events, events, event);
+}
+
+static clperm_status regular_checked(clperm_ctx *ctx, const regular_run *r, cl_mem src, cl_mem dst,
+                                     cl_uint num_events, const cl_event *events, cl_event *event) {
+    uint64_t n = r->rows;
+    if (r->kind == CLPERM_PERMUTE_TRANSPOSE) {
+        CLPERM_RETURN_IF(r->cols && r->rows > UINT64_MAX / r->cols, CLPERM_ERROR_SIZE_OVERFLOW);
+        n = r->rows * r->cols;
+    } else {
+        CLPERM_RETURN_IF(n && !is_pow2(n), CLPERM_ERROR_INVALID_ARGUMENT);
+    }
+    CLPERM_TRY(check_pair(ctx, src, dst, n, r->bytes, num_events, events));
+    ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
+    if (n == 0) return nothing(ctx, num_events, events, event);
+    return run_regular(ctx, r, src, dst, num_events, events, event);
+}
+
+clperm_status clperm_transpose(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t rows, uint64_t cols,
+                               size_t elem_size, cl_uint num_events, const cl_event *events, cl_event *event) {
+    regular_run r = {CLPERM_PERMUTE_TRANSPOSE, elem_size, rows, cols, 0, NULL, 0};
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    clperm_status st = regular_checked(ctx, &r, src, dst, num_events, events, event);
+    clperm__ctx_leave(ctx);
+    return st;
+}
+
+clperm_status clperm_permute_bit_reversal(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t n, size_t elem_size,
+                                          cl_uint num_events, const cl_event *events, cl_event *event) {
+    regular_run r = {CLPERM_PERMUTE_BIT_REVERSAL, elem_size, n, 1, 0, NULL, 0};
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    clperm_status st = regular_checked(ctx, &r, src, dst, num_events, events, event);
+    clperm__ctx_leave(ctx);
+    return st;
+}
+
+clperm_status clperm_permute_shuffle(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t n, size_t elem_size,
+                                     int inverse, cl_uint num_events, const cl_event *events, cl_event *event) {
+    regular_run r = {inverse ? CLPERM_PERMUTE_UNSHUFFLE : CLPERM_PERMUTE_SHUFFLE, elem_size, n, 1, 0, NULL, 0};
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    clperm_status st = regular_checked(ctx, &r, src, dst, num_events, events, event);
+    clperm__ctx_leave(ctx);
+    return st;
+}
+
+/* ---- the bank-conflict check ---- */
+
+clperm_status clperm__perm_trace_run(clperm_ctx *ctx, uint64_t items, uint32_t cap, uint32_t w, uint64_t groups,
+                                     clperm__trace_fn fn, void *arg, clperm_conflict_report *out) {
+    CLPERM_RETURN_IF(items == 0 || items > SIZE_MAX / 4 / (cap + (uint64_t)1), CLPERM_ERROR_SIZE_OVERFLOW);
+    size_t words = (size_t)(items * (cap + (uint64_t)1));
+    clperm_status st;
+    cl_int err = CL_SUCCESS;
+    uint32_t *rec = malloc(words * 4);
+    cl_mem dt = NULL;
+    CLPERM_CHECK(rec ? CLPERM_SUCCESS : CLPERM_ERROR_OUT_OF_HOST_MEMORY);
+    dt = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, words * 4, NULL, &err);
+    CLPERM_CHECK(err);
+    CLPERM_CHECK(fn(ctx, arg, dt, cap));
+    CLPERM_CHECK(clEnqueueReadBuffer(ctx->queue, dt, CL_TRUE, 0, words * 4, rec, 0, NULL, NULL));
+    memset(out, 0, sizeof *out);
+    out->tiles = groups;
+    out->shape.w = w;
+    CLPERM_CHECK(clperm__perm_count_conflicts(rec, items, w, cap, out));
+cleanup:
+    if (st != CLPERM_SUCCESS) clFinish(ctx->queue);
+    if (dt) clReleaseMemObject(dt);
+    free(rec);
+    return st;
+}
+
+clperm_status clperm__perm_count_conflicts(const uint32_t *rec, uint64_t items, uint32_t w, uint32_t cap,
+                                           clperm_conflict_report *out) {
+    uint32_t seen[64][64], nseen[64];
+    CLPERM_RETURN_IF(w == 0 || w > 64, CLPERM_ERROR_INVALID_ARGUMENT);
+    const size_t stride = cap + (size_t)1;
+    for (uint64_t g = 0; g + w <= items; g += w) {
+        const uint32_t *grp = rec + g * stride;
+        uint32_t steps = 0;
+        for (uint32_t l = 0; l < w; l++) {
+            uint32_t s = grp[l * stride];
+            CLPERM_RETURN_IF(s > cap, CLPERM_ERROR_SIZE_OVERFLOW);
+            if (s > steps) steps = s;
+        }
+        out->steps += steps;
+        for (uint32_t s = 0; s < steps; s++) {
+            memset(nseen, 0, sizeof nseen);
+            for (uint32_t l = 0; l < w; l++) {
+                const uint32_t *lane = grp + l * stride;
+                if (s >= lane[0] || lane[1 + s] == 0xFFFFFFFFu) continue;
+                uint32_t a = lane[1 + s], b = a % w, i = 0;
+                out->accesses++;
+                while (i < nseen[b] && seen[b][i] != a) i++;
+                if (i == nseen[b]) seen[b][nseen[b]++] = a;
+            }
+            for (uint32_t b = 0; b < w; b++) {
+                if (nseen[b] > 1) out->conflicts += nseen[b] - 1;
+                if (nseen[b] > out->max_ways) out->max_ways = nseen[b];
+            }
+        }
+    }
+    return CLPERM_SUCCESS;
+}
+
+typedef struct regular_trace {
+    regular_run run;
+    uint64_t n;
+} regular_trace;
+
+static clperm_status regular_trace_fn(clperm_ctx *ctx, void *arg, cl_mem trace, uint32_t cap) {
+    regular_trace *t = arg;
+    size_t bytes = (size_t)(t->n * t->run.bytes);
+    clperm_status st;
+    cl_int err = CL_SUCCESS;
+    cl_mem src = NULL, dst = NULL;
+    /* Written from the host: checkers such as Oclgrind take filled buffers for uninitialised. */
+    void *zeros = calloc(bytes, 1);
+    CLPERM_CHECK(zeros ? CLPERM_SUCCESS : CLPERM_ERROR_OUT_OF_HOST_MEMORY);
+    src = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, zeros, &err);
+    CLPERM_CHECK(err);
+    dst = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    CLPERM_CHECK(err);
+    t->run.trace = trace;
+    t->run.trace_cap = cap;
+    CLPERM_CHECK(run_regular(ctx, &t->run, src, dst, 0, NULL, NULL));
+    CLPERM_CHECK(clFinish(ctx->queue));
+cleanup:
+    if (src) clReleaseMemObject(src);
+    if (dst) clReleaseMemObject(dst);
+    free(zeros);
+    return st;
+}
+
+static clperm_status regular_conflicts_checked(clperm_ctx *ctx, clperm_permute_kind kind, size_t elem_size,
+                                               uint64_t rows, uint64_t cols, int naive, clperm_conflict_report *out) {
+    CLPERM_RETURN_IF(!clperm__perm_item_type(elem_size), CLPERM_ERROR_INVALID_TYPE);
+    CLPERM_RETURN_IF(kind < CLPERM_PERMUTE_TRANSPOSE || kind > CLPERM_PERMUTE_UNSHUFFLE, CLPERM_ERROR_INVALID_ARGUMENT);
+    regular_trace t = {{kind, elem_size, rows, kind == CLPERM_PERMUTE_TRANSPOSE ? cols : 1, naive != 0, NULL, 0}, 0};
+    uint64_t groups;
+    if (kind == CLPERM_PERMUTE_TRANSPOSE) {
+        CLPERM_RETURN_IF(rows == 0 || cols == 0 || rows > (1u << 12) || cols > (1u << 12),
+                         CLPERM_ERROR_INVALID_ARGUMENT);
+        t.n = rows * cols;
+        groups = ((rows + 31) / 32) * ((cols + 31) / 32);
+    } else {
+        /* The tiled kernels only: the direct ones for n < 1024 use no local memory. */
+        CLPERM_RETURN_IF(!is_pow2(rows) || rows < 1024 || rows > (1u << 22), CLPERM_ERROR_INVALID_ARGUMENT);
+        t.n = rows;
+        groups = rows / 1024;
+    }
+    return clperm__perm_trace_run(ctx, groups * 256, 16, clperm__perm_banks(ctx, elem_size), groups, regular_trace_fn,
+                                  &t, out);
+}
+
+clperm_status clperm_permute_conflicts(clperm_ctx *ctx, clperm_permute_kind kind, size_t elem_size, uint64_t rows,
+                                       uint64_t cols, int naive, clperm_conflict_report *out) {
+    CLPERM_RETURN_IF(!out, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    clperm_status st = regular_conflicts_checked(ctx, kind, elem_size, rows, cols, naive, out);
+    clperm__ctx_leave(ctx);
+    return st;
+}
