@@ -25,6 +25,8 @@ typedef struct bench_opts {
     int nsets;
     uint64_t segments[BENCH_MAX_SIZES];
     int nsegments;
+    int table2;          /* --table2: the offline permutations laid out as the paper's Table 2 */
+    uint64_t table2_max; /* the largest sqrt(n) of its 32-bit part */
 } bench_opts;
 
 /* A measured variant of an operation. */
@@ -78,12 +80,13 @@ static void usage(FILE *f) {
           "                    Default: 2^10,2^14,2^18,2^22,2^24,2^24+1.\n"
           "  --full            sizes 2^10 .. 2^28, every second power of two, and 2^28 itself.\n"
           "  --ops LIST        only these operations: scan_exclusive, scan_inclusive, reduce_sum,\n"
-          "                    shuffle, sort_segments, partition, rng (copy and gather bounds\n"
-          "                    always run).\n"
+          "                    shuffle, sort_segments, partition, rng, permute (copy and gather\n"
+          "                    bounds always run).\n"
           "  --reps N          timed runs per figure (default 7); --warmup N runs before (default 2).\n"
           "  --set NAME=VALUE  set a tunable on every device: scan_algorithm, sg_impl, sg_width,\n"
           "                    scan_wg_size, scan_items, disk_cache, shuffle_kernel,\n"
-          "                    shuffle_wg_size, shuffle_items, sort_width, sort_tiles\n"
+          "                    shuffle_wg_size, shuffle_items, sort_width, sort_tiles,\n"
+          "                    rng_kernel, permute_kernel\n"
           "                    (see clperm.h).\n"
           "\n"
           "Shuffle rows move 64-bit items: clperm's bijective shuffle at fusion levels 2, 1, 0\n"
@@ -105,6 +108,20 @@ static void usage(FILE *f) {
           "and the host's single-thread xoshiro256**; \"of copy\" compares the bytes written (4 per\n"
           "number) with the copy. At the last size, rng_inkernel rows draw n numbers inside a\n"
           "kernel, consumed in registers (256 per work-item), through the device API.\n"
+          "Permute rows (op permute) move n items along a permutation known in advance (Kasagi,\n"
+          "Nakano, Ito): variants d-designated (scatter through p), s-designated (gather through\n"
+          "p^-1), scheduled (the plan's three row/column steps, device default passes; scheduled5\n"
+          "and scheduled3 name the five- and three-pass structures when not the default) for the\n"
+          "identity, random, transpose, shuffle and bit-reversal permutations, and the specialised\n"
+          "kernels transpose, shuffle and bit-reversal; the item size ends the name (4B, 8B, 16B).\n"
+          "Without --ops the default run has the headline row scheduled-random-4B. permute_plan\n"
+          "rows give a plan's construction time on the host (and its device bytes as extra).\n"
+          "\"of copy\" compares bytes moved (read and write) with the copy.\n"
+          "  --table2          the paper's Table 2: 32-bit items at sqrt(n) = 512 .. 8192 and 64-bit at\n"
+          "                    256 .. 4096, D-designated, S-designated, scheduled and in-place for\n"
+          "                    the five permutations, with the copy and gather bounds; a summary\n"
+          "                    in the paper's layout at the end (stderr with --json).\n"
+          "  --table2-max S    the largest sqrt(n) of the 32-bit part (default 8192; 64-bit: S/2).\n"
           "  --no-host         skip the host's single-thread reference rows.\n"
           "  --no-verify       do not check results against the host's (scan, shuffle, sort).\n"
           "  --json            one JSON object per line instead of the table.\n"
@@ -161,7 +178,7 @@ static int parse_set(const char *s, bench_opts *o) {
                  {"shuffle_kernel", CLPERM_PARAM_SHUFFLE_KERNEL}, {"shuffle_wg_size", CLPERM_PARAM_SHUFFLE_WG_SIZE},
                  {"shuffle_items", CLPERM_PARAM_SHUFFLE_ITEMS},
                  {"sort_width", CLPERM_PARAM_SORT_WIDTH},          {"sort_tiles", CLPERM_PARAM_SORT_TILES},
-                 {"rng_kernel", CLPERM_PARAM_RNG_KERNEL}};
+                 {"rng_kernel", CLPERM_PARAM_RNG_KERNEL},          {"permute_kernel", CLPERM_PARAM_PERMUTE_KERNEL}};
     const char *eq = strchr(s, '=');
     if (!eq || o->nsets == BENCH_MAX_SETS) return -1;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -224,6 +241,14 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
         } else if (!strcmp(a, "--plot") && v) {
             o->plot_dir = v;
             i++;
+        } else if (!strcmp(a, "--table2")) {
+            o->table2 = 1;
+        } else if (!strcmp(a, "--table2-max") && v) {
+            if (parse_size(v, &o->table2_max) != 0 || o->table2_max < 256) {
+                fprintf(stderr, "clperm bench: cannot read --table2-max \"%s\"\n", v);
+                return -1;
+            }
+            i++;
         } else if (!strcmp(a, "--json")) {
             o->json = 1;
         } else if (!strcmp(a, "--no-verify")) {
@@ -235,6 +260,14 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
             usage(stderr);
             return -1;
         }
+    }
+    if (o->table2) {
+        /* Every sqrt(n) of both parts, powers of two from 256 to the largest. */
+        uint64_t top = o->table2_max ? o->table2_max : 8192;
+        o->nsizes = 0;
+        for (uint64_t sq = 256; sq <= top && o->nsizes < BENCH_MAX_SIZES; sq *= 2) o->sizes[o->nsizes++] = sq * sq;
+        o->ops = "permute";
+        o->table2_max = top;
     }
     if (o->timing.reps < 1 || o->timing.reps > 256 || o->timing.warmup < 0) {
         fprintf(stderr, "clperm bench: --reps must be 1..256 and --warmup at least 0\n");
@@ -444,6 +477,41 @@ static int rng_rows(const bench_opts *o, bench_dev *d, uint64_t n, int last, con
     return failures;
 }
 
+typedef struct emit_ctx {
+    const bench_opts *o;
+    bench_row *rows;
+    size_t *nrows;
+    const clperm_profile *p;
+    uint64_t n;
+    const bench_row *bounds;
+} emit_ctx;
+
+static void emit_row(void *user, const char *op, const char *variant, const char *type, int elem_bytes, double seconds,
+                     double bytes_per_item, uint64_t extra_bytes) {
+    emit_ctx *e = user;
+    bench_row *r = add_row(e->rows, e->nrows, e->p, op, variant, type, e->n, elem_bytes, seconds, bytes_per_item);
+    if (r) finish_row(e->o, r, e->bounds, extra_bytes);
+}
+
+/* Offline permutation rows at size n: the headline, every variant (--ops permute), or Table 2's
+ * (32-bit items where sqrt(n) <= the largest, 64-bit where it is <= half of it). */
+static int permute_rows(const bench_opts *o, bench_dev *d, uint64_t n, const bench_row *bounds, bench_row *rows,
+                        size_t *nrows) {
+    if (!op_selected(o, "permute")) return 0;
+    size_t sizes[3] = {4, 8, 16};
+    int nsizes = 3, mode = o->ops ? BENCH_PERMUTE_FULL : BENCH_PERMUTE_HEADLINE;
+    if (mode == BENCH_PERMUTE_HEADLINE) nsizes = 1;
+    if (o->table2) {
+        mode = BENCH_PERMUTE_TABLE2;
+        nsizes = 0;
+        uint64_t sq = (uint64_t)sqrt((double)n);
+        if (sq >= 512) sizes[nsizes++] = 4;
+        if (sq <= o->table2_max / 2) sizes[nsizes++] = 8;
+    }
+    emit_ctx e = {o, rows, nrows, bench_dev_profile(d), n, bounds};
+    return bench_permute(d, n, mode, sizes, nsizes, &o->timing, o->verify, emit_row, &e);
+}
+
 /* Returns the number of measurements that failed. */
 static int bench_device(const bench_opts *o, const char *selector, int index, int count, bench_row *rows,
                         size_t *nrows) {
@@ -519,6 +587,7 @@ static int bench_device(const bench_opts *o, const char *selector, int index, in
         }
         failures += sort_rows(o, d, n, &bounds, rows, nrows);
         failures += rng_rows(o, d, n, s == o->nsizes - 1, &bounds, rows, nrows);
+        failures += permute_rows(o, d, n, &bounds, rows, nrows);
         fprintf(stderr, "\n");
     }
     bench_dev_close(d);
@@ -564,6 +633,15 @@ int bench_main(int argc, char **argv) {
     if (o.host && op_selected(&o, "rng")) {
         fprintf(stderr, "host: single-thread xoshiro256** fill of u32\n");
         host_rows(&o, rows, &nrows, bench_host_xoshiro, "rng_fill", "host-xoshiro256**", "u32", 4, 4);
+    }
+    if (o.table2) {
+        uint64_t sq32[BENCH_MAX_SIZES], sq64[BENCH_MAX_SIZES];
+        int n32 = 0, n64 = 0;
+        for (uint64_t sq = 256; sq <= o.table2_max; sq *= 2) {
+            if (sq >= 512) sq32[n32++] = sq;
+            if (sq <= o.table2_max / 2) sq64[n64++] = sq;
+        }
+        bench_permute_table2_print(o.json ? stderr : stdout, rows, nrows, sq32, n32, sq64, n64);
     }
     int rc = failures ? 1 : 0;
     if (failures) fprintf(stderr, "clperm bench: %d measurement(s) failed\n", failures);

@@ -3,6 +3,7 @@
 #define CLPERM_BENCH_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "clperm.h"
 
@@ -69,6 +70,25 @@ double bench_rng_inkernel(bench_dev *d, const clperm_rng_spec *spec, uint64_t n,
                           size_t errcap);
 double bench_philox_fill(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
 double bench_host_xoshiro(uint64_t n, const bench_timing *t);
+
+/* Offline permutations (op permute, bench_permute.c): rows handed to emit, one per measurement. */
+typedef void (*bench_emit_fn)(void *user, const char *op, const char *variant, const char *type, int elem_bytes,
+                              double seconds, double bytes_per_item, uint64_t extra_bytes);
+enum {
+    BENCH_PERMUTE_HEADLINE = 0, /* the scheduled permutation of a random permutation, 4-byte items */
+    BENCH_PERMUTE_FULL = 1,     /* every algorithm (both pass structures of the scheduled one) on
+                                   every permutation and item size */
+    BENCH_PERMUTE_TABLE2 = 2    /* Table 2's algorithms and permutations */
+};
+/* Measures the permutations of n items of each of the nsizes item sizes; verify checks every
+ * result against the host's (n <= 2^24). Plans' construction times come as op permute_plan.
+ * Returns the number of measurements that failed. */
+int bench_permute(bench_dev *d, uint64_t n, int mode, const size_t *sizes, int nsizes, const bench_timing *t,
+                  int verify, bench_emit_fn emit, void *user);
+/* Table 2's layout of the permute rows (milliseconds): 32-bit items at sqrt(n) in sqrt32, 64-bit
+ * at sqrt64, with the copy and gather bounds measured at the same n. */
+void bench_permute_table2_print(FILE *f, const bench_row *rows, size_t nrows, const uint64_t *sqrt32, int n32,
+                                const uint64_t *sqrt64, int n64);
 
 /* Draws PNG figures of throughput against size with gnuplot; 0 on success. */
 int bench_plot(const char *dir, const bench_row *rows, size_t nrows, char *err, size_t errcap);

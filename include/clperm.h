@@ -246,7 +246,12 @@ typedef enum clperm_param {
     /* Generator fills: 0 auto, 1 work-group (k work-items share each generator in local
      * memory; GPUs), 2 serial (one work-item per generator, state in private memory; CPUs).
      * Both give the same items.                                                             */
-    CLPERM_PARAM_RNG_KERNEL = 14
+    CLPERM_PARAM_RNG_KERNEL = 14,
+    /* Regular offline permutations (transpose, bit-reversal, perfect shuffle): 0 auto, 1 local
+     * tiles in the diagonal arrangement (GPUs), 2 blocked: each work-group moves its tile
+     * straight from src to dst and the caches block it (CPUs); the shuffles one item per
+     * work-item. Both give the same items.                                                  */
+    CLPERM_PARAM_PERMUTE_KERNEL = 15
 } clperm_param;
 
 CLPERM_API clperm_status clperm_ctx_set_param(clperm_ctx *ctx, clperm_param param, int value);
@@ -678,8 +683,8 @@ CLPERM_API clperm_status clperm_permute_conflicts(clperm_ctx *ctx, clperm_permut
  * row-wise; 2, three: row-wise, a column-wise step that permutes strips of columns in local
  * memory in place (no transposes), row-wise. Device memory: the schedules, one 32-bit word per
  * padded item and step (S | D << 16: the paper's two 16-bit indices), 12 bytes per padded item;
- * and scratch the plan allocates on the first execute for an item size: one buffer of rows * cols
- * items (two for fusion 1 when rows * cols > n). */
+ * and scratch the plan allocates on the first execute for an item size and keeps for that size
+ * until it is freed: one buffer of rows * cols items (two for fusion 1 when rows * cols > n). */
 typedef struct clperm_perm_plan clperm_perm_plan;
 
 /* Progress of a long host computation: fraction in [0, 1], nondecreasing, called from the thread
@@ -721,7 +726,7 @@ typedef struct clperm_perm_plan_info {
                                  power of two below it                                         */
     int fusion;               /* 1 or 2                                                        */
     uint64_t schedule_bytes;  /* device memory of the schedules                                */
-    uint64_t scratch_bytes;   /* device scratch the plan holds now                             */
+    uint64_t scratch_bytes;   /* device scratch the plan holds now (for every item size used)  */
     double seconds_check;     /* host time: checking p and inverting it                        */
     double seconds_colour;    /* the König colouring                                           */
     double seconds_schedule;  /* the per-row schedules of the three steps                      */
@@ -733,7 +738,7 @@ typedef struct clperm_perm_plan_info {
 CLPERM_API clperm_status clperm_perm_plan_query(const clperm_perm_plan *plan, clperm_perm_plan_info *out);
 
 /* Device bytes the plan needs to execute on items of elem_size bytes (0: the schedules alone):
- * schedules plus the scratch for that size. */
+ * schedules plus the scratch for that size (clperm_perm_plan_query: what it holds now). */
 CLPERM_API clperm_status clperm_perm_plan_bytes(const clperm_perm_plan *plan, size_t elem_size, uint64_t *bytes);
 
 /* Releases the plan's device memory. NULL is a no-op. */

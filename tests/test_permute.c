@@ -173,10 +173,16 @@ Test(permute, conventional_equals_host) {
     }
 }
 
+/* Both kernel kinds on every device: local tiles, and blocked straight from src to dst. */
 Test(permute, regular_equals_host) {
     uint64_t seed = test_seed();
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
+    for (size_t dev = 0; dev < test_device_count(); dev++)
+        for (int kernel = 1; kernel <= 2; kernel++) {
         clperm_ctx *ctx = test_open(dev);
+        cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_KERNEL, kernel), CLPERM_SUCCESS);
+        int got = 0;
+        cr_assert_eq(clperm_ctx_get_param(ctx, CLPERM_PARAM_PERMUTE_KERNEL, &got), CLPERM_SUCCESS);
+        cr_assert_eq(got, kernel);
         for (size_t e = 0; e < 3; e++) {
             size_t es = sizes_es[e];
             for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
@@ -212,7 +218,7 @@ Test(permute, regular_equals_host) {
             }
         }
         clperm_ctx_free(ctx);
-    }
+        }
 }
 
 /* Zero conflicts in the diagonal arrangement for every regular kernel and item size, full and

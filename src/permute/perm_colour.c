@@ -221,8 +221,60 @@ static void level_split_b(void *arg, uint64_t begin, uint64_t end) {
     }
 }
 
-clperm_status clperm__perm_colour(uint32_t rows, uint32_t cols, const uint32_t *q, uint32_t *at, int threads,
-                                  const clperm__progress *pg) {
+/* Level 0's orders: the A order holds each source row's items by destination row, the B order
+ * each destination row's items (as A positions) by source row. Pairs then join items whose rows
+ * are near on both sides, so a walk moves in small steps over the (source row, destination row)
+ * grid and every phase touches memory near where it last did; the stable splits keep both orders
+ * sorted at every level. */
+typedef struct colour_init {
+    uint32_t rows, cols;
+    const uint32_t *p, *q; /* destinations and their inverse */
+    uint32_t *ea, *ab, *posa;
+    int failed;
+} colour_init;
+
+/* Counting sort of the cols items[] by keys[] < rows, into out[] (stable). */
+static void sort_row(const uint32_t *items, uint32_t *out, uint32_t cols, uint32_t rows, const uint32_t *keys,
+                     uint32_t *count) {
+    memset(count, 0, ((size_t)rows + 1) * 4);
+    for (uint32_t j = 0; j < cols; j++) count[keys[j] + 1]++;
+    for (uint32_t r = 0; r < rows; r++) count[r + 1] += count[r];
+    for (uint32_t j = 0; j < cols; j++) out[count[keys[j]]++] = items[j];
+}
+
+/* side 0: the A order of source rows [begin, end); side 1: the B order of destination rows. */
+static void init_orders(colour_init *I, uint64_t begin, uint64_t end, int side) {
+    const uint32_t cols = I->cols, rows = I->rows;
+    uint32_t *count = malloc(((size_t)rows + 1) * 4), *keys = malloc((size_t)cols * 4);
+    uint32_t *items = malloc((size_t)cols * 4), *sorted = malloc((size_t)cols * 4);
+    if (!count || !keys || !items || !sorted) {
+        I->failed = 1;
+    } else {
+        for (uint64_t r = begin; r < end; r++) {
+            uint64_t base = r * cols;
+            for (uint32_t j = 0; j < cols; j++) {
+                items[j] = side ? I->q[base + j] : (uint32_t)(base + j);
+                keys[j] = side ? items[j] / cols : I->p[base + j] / cols;
+            }
+            sort_row(items, sorted, cols, rows, keys, count);
+            for (uint32_t j = 0; j < cols; j++) {
+                if (side) {
+                    I->ab[base + j] = I->posa[sorted[j]];
+                } else {
+                    I->ea[base + j] = sorted[j];
+                    I->posa[sorted[j]] = (uint32_t)(base + j);
+                }
+            }
+        }
+    }
+    free(count), free(keys), free(items), free(sorted);
+}
+
+static void init_a(void *arg, uint64_t begin, uint64_t end) { init_orders(arg, begin, end, 0); }
+static void init_b(void *arg, uint64_t begin, uint64_t end) { init_orders(arg, begin, end, 1); }
+
+clperm_status clperm__perm_colour(uint32_t rows, uint32_t cols, const uint32_t *p, const uint32_t *q, uint32_t *at,
+                                  int threads, const clperm__progress *pg) {
     uint64_t n = (uint64_t)rows * cols;
     CLPERM_RETURN_IF(cols == 0 || (cols & (cols - 1)) || rows == 0 || n > UINT32_MAX / 2,
                      CLPERM_ERROR_INVALID_ARGUMENT);
@@ -239,9 +291,13 @@ clperm_status clperm__perm_colour(uint32_t rows, uint32_t cols, const uint32_t *
         st = CLPERM_ERROR_OUT_OF_HOST_MEMORY;
         goto cleanup;
     }
-    /* Level 0: one class; the A order is the items, the B order the items by destination. */
-    for (uint64_t k = 0; k < n; k++) ea[k] = (uint32_t)k;
-    memcpy(ab, q, n * 4);
+    colour_init init = {rows, cols, p, q, ea, ab, na, 0};
+    clperm__parallel_for(threads, rows, init_a, &init);
+    clperm__parallel_for(threads, rows, init_b, &init);
+    if (init.failed) {
+        st = CLPERM_ERROR_OUT_OF_HOST_MEMORY;
+        goto cleanup;
+    }
     uint32_t levels = 0;
     while ((1u << levels) < cols) levels++;
     for (uint32_t l = 0; l < levels; l++) {

@@ -30,14 +30,15 @@ int clperm__host_threads(int requested);
 /* ---- the König colouring of Section 7 ----
  * The permutation, extended by the identity to N = rows * cols items, as the bipartite
  * multigraph from source rows to destination rows (item i: row i / cols to row P(i) / cols),
- * cols-regular; cols a power of two. q is the inverse of the extended permutation (N items).
+ * cols-regular; cols a power of two. p is the extended permutation (N destinations), q its
+ * inverse.
  * Writes at[c * rows + u] = the item of source row u painted colour c (c < cols): in every
  * source row the colours are distinct, and the items of one colour have distinct destination
  * rows. Euler splits: at each of log2(cols) levels every colour class is cut in two by pairing
  * the items of each row and of each destination row and 2-colouring the cycles the pairs form.
  * CLPERM_ERROR_OUT_OF_HOST_MEMORY when the work arrays do not fit. */
-clperm_status clperm__perm_colour(uint32_t rows, uint32_t cols, const uint32_t *q, uint32_t *at, int threads,
-                                  const clperm__progress *pg);
+clperm_status clperm__perm_colour(uint32_t rows, uint32_t cols, const uint32_t *p, const uint32_t *q, uint32_t *at,
+                                  int threads, const clperm__progress *pg);
 
 /* ---- the conflict-free schedule of one row-wise step (Section 6) ----
  * For a permutation pi of len positions (len a multiple of w, w a power of two 2..64):

@@ -18,9 +18,9 @@ struct clperm_perm_plan {
     uint64_t n;
     uint32_t rows, cols, w;
     int fusion;
-    cl_mem sched[3]; /* step 1 (rows), step 2 (columns, column-major), step 3 (rows) */
-    cl_mem scratch[2];
-    size_t scratch_bytes[2];
+    cl_mem sched[3];      /* step 1 (rows), step 2 (columns, column-major), step 3 (rows) */
+    cl_mem scratch[3][2]; /* per item size (4, 8, 16 bytes): one or two buffers of rows * cols items */
+    uint64_t scratch_bytes;
     clperm_perm_plan_info info;
 };
 
@@ -112,8 +112,7 @@ static int plan_shape(uint64_t n, uint32_t w, uint32_t lmax, uint32_t cap, uint3
         while (r <= lmax && r > 256 && step_wg(r, w, cap) < 256) r += w;
         if (r > lmax) continue;
         uint64_t size = r * c, skew = r > c ? r / c : c / r;
-        uint64_t bskew = *rows > *cols ? *rows / *cols : *cols / *rows;
-        if (!best || size < best || (size == best && skew < bskew)) {
+        if (!best || size < best || (size == best && skew < (*rows > *cols ? *rows / *cols : *cols / *rows))) {
             best = size;
             *rows = (uint32_t)r;
             *cols = (uint32_t)c;
@@ -126,19 +125,13 @@ static int plan_shape(uint64_t n, uint32_t w, uint32_t lmax, uint32_t cap, uint3
 
 typedef struct build {
     const clperm_perm_plan *pl;
-    clperm_type index_type;
-    const void *p;
+    const uint32_t *pe; /* destinations, the permutation extended by the identity */
     const uint32_t *at;
     uint16_t *p1, *p2, *p3;
     uint32_t *s[3];
     uint64_t first; /* build_schedules: the first line of the current chunk */
     int failed;
 } build;
-
-static uint64_t dest_of(const build *b, uint64_t e) {
-    if (e >= b->pl->n) return e;
-    return b->index_type == CLPERM_TYPE_U64 ? ((const uint64_t *)b->p)[e] : ((const uint32_t *)b->p)[e];
-}
 
 /* The three local permutations from the colouring: item e of source row u with colour c moves to
  * column c of row u (step 1), then to its destination row v in column c (step 2), then to its
@@ -147,7 +140,7 @@ static void build_local(void *arg, uint64_t begin, uint64_t end) {
     build *b = arg;
     const uint64_t rows = b->pl->rows, cols = b->pl->cols;
     for (uint64_t k = begin; k < end; k++) {
-        uint64_t c = k / rows, e = b->at[k], d = dest_of(b, e), v = d / cols;
+        uint64_t c = k / rows, e = b->at[k], d = b->pe[e], v = d / cols;
         b->p1[e] = (uint16_t)c;
         b->p2[k] = (uint16_t)v;
         b->p3[v * cols + c] = (uint16_t)(d % cols);
@@ -206,21 +199,23 @@ static clperm_status plan_build(clperm_perm_plan *pl, clperm_type index_type, co
     pl->fusion = o->fusion ? o->fusion : default_fusion(ctx);
 
     clperm_status st;
-    build b = {pl, index_type, p, NULL, NULL, NULL, NULL, {NULL, NULL, NULL}, 0, 0};
-    uint32_t *q = malloc(size * 4), *at = NULL;
-    CLPERM_CHECK(q ? CLPERM_SUCCESS : CLPERM_ERROR_OUT_OF_HOST_MEMORY);
+    build b = {pl, NULL, NULL, NULL, NULL, NULL, {NULL, NULL, NULL}, 0, 0};
+    uint32_t *q = malloc(size * 4), *pe = malloc(size * 4), *at = NULL;
+    CLPERM_CHECK(q && pe ? CLPERM_SUCCESS : CLPERM_ERROR_OUT_OF_HOST_MEMORY);
     /* The check comes first: nothing else is done for an index array that is not a permutation. */
     CLPERM_CHECK(clperm__perm_inverse_host(index_type, p, pl->n, q));
     for (uint64_t j = pl->n; j < size; j++) q[j] = (uint32_t)j;
+    for (uint64_t j = 0; j < size; j++) pe[q[j]] = (uint32_t)j;
     const double t1 = now();
     clperm__progress_report(&pg, 0);
     at = malloc(size * 4);
     CLPERM_CHECK(at ? CLPERM_SUCCESS : CLPERM_ERROR_OUT_OF_HOST_MEMORY);
     pg.lo = 0.02, pg.hi = 0.55;
-    CLPERM_CHECK(clperm__perm_colour(pl->rows, pl->cols, q, at, threads, &pg));
+    CLPERM_CHECK(clperm__perm_colour(pl->rows, pl->cols, pe, q, at, threads, &pg));
     free(q);
     q = NULL;
     const double t2 = now();
+    b.pe = pe;
     b.at = at;
     b.p1 = malloc(size * 2);
     b.p2 = malloc(size * 2);
@@ -230,6 +225,8 @@ static clperm_status plan_build(clperm_perm_plan *pl, clperm_type index_type, co
     clperm__parallel_for(threads, size, build_local, &b);
     free(at);
     at = NULL;
+    free(pe);
+    pe = NULL;
     /* Schedules in chunks, for progress. */
     const uint64_t lines = 2 * (uint64_t)pl->rows + pl->cols, chunk = lines / 16 + 1;
     pg.lo = 0.55, pg.hi = 0.95;
@@ -258,7 +255,7 @@ static clperm_status plan_build(clperm_perm_plan *pl, clperm_type index_type, co
     in->seconds_total = t4 - t0;
     in->threads = threads;
 cleanup:
-    free(q), free(at), free(b.p1), free(b.p2), free(b.p3);
+    free(q), free(pe), free(at), free(b.p1), free(b.p2), free(b.p3);
     for (int s = 0; s < 3; s++) free(b.s[s]);
     return st;
 }
@@ -267,8 +264,9 @@ void clperm_perm_plan_free(clperm_perm_plan *plan) {
     if (!plan || plan->magic != PLAN_MAGIC) return;
     for (int s = 0; s < 3; s++)
         if (plan->sched[s]) clReleaseMemObject(plan->sched[s]);
-    for (int s = 0; s < 2; s++)
-        if (plan->scratch[s]) clReleaseMemObject(plan->scratch[s]);
+    for (int e = 0; e < 3; e++)
+        for (int s = 0; s < 2; s++)
+            if (plan->scratch[e][s]) clReleaseMemObject(plan->scratch[e][s]);
     plan->magic = 0;
     free(plan);
 }
@@ -325,7 +323,7 @@ static int plan_live(const clperm_perm_plan *plan) { return plan && plan->magic 
 clperm_status clperm_perm_plan_query(const clperm_perm_plan *plan, clperm_perm_plan_info *out) {
     CLPERM_RETURN_IF(!plan_live(plan) || !out, CLPERM_ERROR_INVALID_ARGUMENT);
     *out = plan->info;
-    out->scratch_bytes = plan->scratch_bytes[0] + plan->scratch_bytes[1];
+    out->scratch_bytes = plan->scratch_bytes;
     return CLPERM_SUCCESS;
 }
 
@@ -434,18 +432,18 @@ static clperm_status run_cols(clperm_ctx *ctx, const step *s, cl_mem buf, cl_mem
     return enqueue_step(ctx, s, cols / s->wc, num_events, events, event);
 }
 
-static clperm_status reserve_scratch(clperm_perm_plan *pl, size_t bytes) {
+/* The scratch for items of `bytes`, allocated on first need and kept until the plan is freed. */
+static clperm_status reserve_scratch(clperm_perm_plan *pl, size_t bytes, cl_mem **out) {
+    cl_mem *set = pl->scratch[bytes == 4 ? 0 : bytes == 8 ? 1 : 2];
     size_t need = (size_t)pl->rows * pl->cols * bytes;
     for (int i = 0; i < scratch_count(pl); i++) {
-        if (pl->scratch[i] && pl->scratch_bytes[i] >= need) continue;
+        if (set[i]) continue;
         cl_int err;
-        cl_mem m = clCreateBuffer(pl->ctx->context, CL_MEM_READ_WRITE, need, NULL, &err);
-        if (!m) return err;
-        /* A buffer being replaced lives on until the commands that use it finish. */
-        if (pl->scratch[i]) clReleaseMemObject(pl->scratch[i]);
-        pl->scratch[i] = m;
-        pl->scratch_bytes[i] = need;
+        set[i] = clCreateBuffer(pl->ctx->context, CL_MEM_READ_WRITE, need, NULL, &err);
+        if (!set[i]) return err;
+        pl->scratch_bytes += need;
     }
+    *out = set;
     return CLPERM_SUCCESS;
 }
 
@@ -459,16 +457,17 @@ static clperm_status execute_checked(clperm_perm_plan *pl, cl_mem src, cl_mem ds
     step outer, middle;
     CLPERM_TRY(step_kernel(pl, pl->cols, 0, bytes, 0, &outer));
     CLPERM_TRY(step_kernel(pl, pl->rows, pl->fusion == 2, bytes, 0, &middle));
-    CLPERM_TRY(reserve_scratch(pl, bytes));
+    cl_mem *scratch = NULL;
+    CLPERM_TRY(reserve_scratch(pl, bytes, &scratch));
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
     const uint64_t size = (uint64_t)pl->rows * pl->cols, n = pl->n;
-    cl_mem t1 = pl->scratch[0];
+    cl_mem t1 = scratch[0];
     CLPERM_TRY(run_rows(ctx, &outer, src, t1, pl->sched[0], pl->rows, n, size, NULL, 0, num_events, events, NULL));
     if (pl->fusion == 2) {
         CLPERM_TRY(run_cols(ctx, &middle, t1, pl->sched[1], pl->cols, NULL, 0, 0, NULL, NULL));
     } else {
         /* dst holds the transposed matrix when no padding is needed, else the second scratch. */
-        cl_mem t2 = size == n ? dst : pl->scratch[1];
+        cl_mem t2 = size == n ? dst : scratch[1];
         CLPERM_TRY(clperm__transpose_enqueue(ctx, t1, t2, pl->rows, pl->cols, bytes, 0, NULL, NULL));
         CLPERM_TRY(run_rows(ctx, &middle, t2, t2, pl->sched[1], pl->cols, size, size, NULL, 0, 0, NULL, NULL));
         CLPERM_TRY(clperm__transpose_enqueue(ctx, t2, t1, pl->cols, pl->rows, bytes, 0, NULL, NULL));

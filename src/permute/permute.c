@@ -123,10 +123,18 @@ typedef struct regular_run {
     cl_uint trace_cap;
 } regular_run;
 
+/* The regular kernels' kind: 1 local tiles (GPUs), 2 blocked, straight from src to dst (CPUs).
+ * Trace builds always take the local tiles. */
+int clperm__permute_kernel(const clperm_ctx *ctx) {
+    int k = ctx->params[CLPERM_PARAM_PERMUTE_KERNEL];
+    if (k) return k;
+    return (ctx->profile.device_type & CL_DEVICE_TYPE_CPU) ? 2 : 1;
+}
+
 /* Enqueues one regular permutation of src into dst (arguments already checked, n > 0). */
 static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem src, cl_mem dst, cl_uint num_events,
                                  const cl_event *events, cl_event *event) {
-    int trace = r->trace != NULL;
+    int trace = r->trace != NULL, blocked = !trace && clperm__permute_kernel(ctx) == 2;
     cl_kernel k;
     cl_int err = CL_SUCCESS;
     if (r->kind == CLPERM_PERMUTE_TRANSPOSE) {
@@ -134,7 +142,8 @@ static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem s
             return clEnqueueCopyBuffer(ctx->queue, src, dst, 0, 0, (size_t)(r->rows * r->cols * r->bytes), num_events,
                                        events, event);
         uint64_t tiles_r = (r->rows + 31) / 32, tiles_c = (r->cols + 31) / 32;
-        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, r->naive, trace, "clperm_transpose_tiled", &k));
+        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, r->naive, trace, blocked ? "clperm_transpose_blocked" : "clperm_transpose_tiled",
+                             &k));
         cl_ulong rows = r->rows, cols = r->cols, tc = tiles_c;
         ARG(k, 0, src);
         ARG(k, 1, dst);
@@ -150,21 +159,23 @@ static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem s
     }
     uint64_t n = r->rows;
     cl_uint kk = log2u(n);
-    if (n < 1024) {
-        int shuffle = r->kind != CLPERM_PERMUTE_BIT_REVERSAL;
-        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, 0, 0, shuffle ? "clperm_shuffle_direct" : "clperm_bit_reversal_direct",
-                             &k));
+    int bitrev = r->kind == CLPERM_PERMUTE_BIT_REVERSAL;
+    if (n < 1024 || (blocked && !bitrev)) {
+        /* One work-item per item: below one tile, and the shuffles on CPUs (both sides already
+         * run in order there). */
+        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, 0, 0, bitrev ? "clperm_bit_reversal_direct" : "clperm_shuffle_direct", &k));
         cl_uint inverse = r->kind == CLPERM_PERMUTE_UNSHUFFLE;
         ARG(k, 0, src);
         ARG(k, 1, dst);
         ARG(k, 2, kk);
-        if (shuffle) ARG(k, 3, inverse);
+        if (!bitrev) ARG(k, 3, inverse);
         CLPERM_TRY(err);
-        return enqueue(ctx, k, 1, (size_t)n, num_events, events, event);
+        size_t local = n < 256 ? (size_t)n : 256;
+        return enqueue(ctx, k, n / local, local, num_events, events, event);
     }
-    const char *name = r->kind == CLPERM_PERMUTE_BIT_REVERSAL ? "clperm_bit_reversal_tiled"
-                       : r->kind == CLPERM_PERMUTE_SHUFFLE    ? "clperm_shuffle_tiled"
-                                                              : "clperm_unshuffle_tiled";
+    const char *name = bitrev ? (blocked ? "clperm_bit_reversal_blocked" : "clperm_bit_reversal_tiled")
+                       : r->kind == CLPERM_PERMUTE_SHUFFLE ? "clperm_shuffle_tiled"
+                                                           : "clperm_unshuffle_tiled";
     CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, r->naive, trace, name, &k));
     ARG(k, 0, src);
     ARG(k, 1, dst);

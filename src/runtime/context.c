@@ -201,6 +201,7 @@ clperm_status clperm_param_bounds(clperm_param param, int *lo, int *hi) {
     case CLPERM_PARAM_SORT_WIDTH: l = 1, h = 64; break;
     case CLPERM_PARAM_SORT_TILES: l = 1, h = 64; break;
     case CLPERM_PARAM_RNG_KERNEL: l = 1, h = 2; break;
+    case CLPERM_PARAM_PERMUTE_KERNEL: l = 1, h = 2; break;
     default: return CLPERM_ERROR_INVALID_PARAM;
     }
     *lo = l;
@@ -322,6 +323,7 @@ clperm_status clperm_ctx_get_param(const clperm_ctx *ctx, clperm_param param, in
     case CLPERM_PARAM_SHUFFLE_ITEMS: v = clperm__shuffle_items(c); break;
     case CLPERM_PARAM_SORT_WIDTH: v = clperm__sort_width(c); break;
     case CLPERM_PARAM_RNG_KERNEL: v = clperm__rng_kernel(c); break;
+    case CLPERM_PARAM_PERMUTE_KERNEL: v = clperm__permute_kernel(c); break;
     default: break;
     }
     clperm__ctx_leave(c);

@@ -178,6 +178,8 @@ int clperm__shuffle_items(const clperm_ctx *ctx);
 int clperm__shuffle_fusion(const clperm_ctx *ctx);
 /* Generator fills: 1 work-group kernel, 2 serial kernel. */
 int clperm__rng_kernel(const clperm_ctx *ctx);
+/* Regular offline permutations: 1 local tiles, 2 blocked (src/permute/permute.c). */
+int clperm__permute_kernel(const clperm_ctx *ctx);
 /* The tile sorts' widest tile (CLPERM_PARAM_SORT_WIDTH, else the device's banks, at most 64). */
 int clperm__sort_width(const clperm_ctx *ctx);
 
