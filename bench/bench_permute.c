@@ -142,92 +142,97 @@ static void variant_name(char *buf, size_t cap, int a, int fusion, int kind, siz
     snprintf(buf, cap, "%s-%s-%zuB", algo, perm_names[kind], es);
 }
 
+/* Builds the plan of p with the device's default passes (other = 0) or the other structure. */
+static clperm_perm_plan *make_plan(clperm_ctx *ctx, const uint32_t *p, uint64_t n, int other, clperm_status *st) {
+    clperm_perm_plan_opts opts = {NULL, NULL, 0, 0};
+    clperm_perm_plan *plan = NULL;
+    clperm_perm_plan_info info;
+    *st = clperm_perm_plan_create(ctx, &plan, CLPERM_TYPE_U32, p, n, &opts);
+    if (*st != CLPERM_SUCCESS || !other) return plan;
+    clperm_perm_plan_query(plan, &info);
+    clperm_perm_plan_free(plan);
+    plan = NULL;
+    opts.fusion = info.fusion == 1 ? 2 : 1;
+    *st = clperm_perm_plan_create(ctx, &plan, CLPERM_TYPE_U32, p, n, &opts);
+    return plan;
+}
+
 int bench_permute(bench_dev *d, uint64_t n, int mode, const size_t *sizes, int nsizes, const bench_timing *t,
                   int verify, bench_emit_fn emit, void *user) {
     int failures = 0;
     char err[256] = "", variant[48];
     clperm_ctx *ctx = bench_dev_ctx(d);
     pb_state s = {ctx, clperm_ctx_cl_queue(ctx), n, 0, 0, NULL, NULL, NULL, NULL, NULL};
-    if (n > UINT32_MAX) return 0;
-    uint32_t *p = malloc((size_t)n * 4), *q = malloc((size_t)n * 4);
-    unsigned char *src = NULL, *want = NULL, *got = NULL;
+    size_t max_es = 0;
+    for (int e = 0; e < nsizes; e++) max_es = sizes[e] > max_es ? sizes[e] : max_es;
+    if (n > UINT32_MAX / 2 || !max_es) return 0;
     verify = verify && n <= (UINT64_C(1) << 24);
-    if (!p || !q) {
+    const size_t bytes = (size_t)n * max_es;
+    uint32_t *p = malloc((size_t)n * 4), *q = malloc((size_t)n * 4);
+    unsigned char *src = malloc(bytes), *want = verify ? malloc(bytes) : NULL, *got = verify ? malloc(bytes) : NULL;
+    clperm_perm_plan *plans[2] = {NULL, NULL};
+    if (!p || !q || !src || (verify && (!want || !got))) {
         fprintf(stderr, " permute: out of host memory\n  ");
-        free(p), free(q);
-        return 1;
+        failures++;
+        goto done;
     }
-    for (int e = 0; e < nsizes; e++) {
-        size_t es = sizes[e];
-        s.es = es;
-        free(src), free(want), free(got);
-        src = malloc((size_t)n * es);
-        want = verify ? malloc((size_t)n * es) : NULL;
-        got = verify ? malloc((size_t)n * es) : NULL;
-        if (!src || (verify && (!want || !got))) {
-            fprintf(stderr, " permute: out of host memory\n  ");
-            failures++;
-            break;
-        }
-        uint64_t z = 0x5eed0008 + es;
-        for (size_t i = 0; i < (size_t)n * es; i += 8) {
-            z = z * 6364136223846793005ull + 1442695040888963407ull;
-            uint64_t x = z ^ (z >> 29);
-            memcpy(src + i, &x, (size_t)n * es - i < 8 ? (size_t)n * es - i : 8);
-        }
-        release(&s.src), release(&s.dst);
-        s.src = upload(ctx, src, (size_t)n * es, err, sizeof err);
-        s.dst = s.src ? upload(ctx, NULL, (size_t)n * es, err, sizeof err) : NULL;
-        if (!s.dst) {
-            fprintf(stderr, " permute %zuB skipped: %s\n  ", es, err);
+    uint64_t z = 0x5eed0008;
+    for (size_t i = 0; i < bytes; i += 8) {
+        z = z * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t x = z ^ (z >> 29);
+        memcpy(src + i, &x, bytes - i < 8 ? bytes - i : 8);
+    }
+    /* Buffers for the widest item, used by every size. */
+    s.src = upload(ctx, src, bytes, err, sizeof err);
+    s.dst = s.src ? upload(ctx, NULL, bytes, err, sizeof err) : NULL;
+    if (!s.dst) {
+        fprintf(stderr, " permute skipped: %s\n  ", err);
+        goto done;
+    }
+    for (int kind = 0; kind < P_KINDS; kind++) {
+        if (mode == BENCH_PERMUTE_HEADLINE && kind != P_RANDOM) continue;
+        if (!make_perm(p, n, kind)) continue;
+        for (uint64_t i = 0; i < n; i++) q[p[i]] = (uint32_t)i;
+        release(&s.p), release(&s.q);
+        s.kind = kind;
+        s.p = upload(ctx, p, (size_t)n * 4, err, sizeof err);
+        s.q = s.p ? upload(ctx, q, (size_t)n * 4, err, sizeof err) : NULL;
+        if (!s.q) {
+            fprintf(stderr, " permute %s skipped: %s\n  ", perm_names[kind], err);
             continue;
         }
-        for (int kind = 0; kind < P_KINDS; kind++) {
-            if (mode == BENCH_PERMUTE_HEADLINE && kind != P_RANDOM) continue;
-            if (!make_perm(p, n, kind)) continue;
-            for (uint64_t i = 0; i < n; i++) q[p[i]] = (uint32_t)i;
-            release(&s.p), release(&s.q);
-            s.kind = kind;
-            s.p = upload(ctx, p, (size_t)n * 4, err, sizeof err);
-            s.q = s.p ? upload(ctx, q, (size_t)n * 4, err, sizeof err) : NULL;
-            if (!s.q) {
-                fprintf(stderr, " permute %s skipped: %s\n  ", perm_names[kind], err);
+        /* The plans, made once and run on every item size; their construction times as rows. */
+        for (int other = 0; other < (mode == BENCH_PERMUTE_FULL ? 2 : 1); other++) {
+            clperm_status st;
+            plans[other] = make_plan(ctx, p, n, other, &st);
+            clperm_perm_plan_info info;
+            if (st == CLPERM_SUCCESS) st = clperm_perm_plan_query(plans[other], &info);
+            if (st != CLPERM_SUCCESS) {
+                fprintf(stderr, " permute plan %s FAILED: %s\n  ", perm_names[kind], clperm_status_name(st));
+                failures += st != CLPERM_ERROR_UNSUPPORTED;
                 continue;
             }
+            uint64_t pb = 0;
+            clperm_perm_plan_bytes(plans[other], max_es, &pb);
+            snprintf(variant, sizeof variant, "build%d-%s-%ux%u", info.fusion == 1 ? 5 : 3, perm_names[kind], info.rows,
+                     info.cols);
+            emit(user, "permute_plan", variant, "u32", 4, info.seconds_total, 0, pb);
+        }
+        for (int e = 0; e < nsizes; e++) {
+            size_t es = sizes[e];
+            s.es = es;
             if (verify) clperm_permute_scatter_host(src, want, n, es, CLPERM_TYPE_U32, p);
             for (int a = 0; a < A_KINDS; a++) {
                 if (mode == BENCH_PERMUTE_HEADLINE && a != A_SCHED) continue;
-                if (mode == BENCH_PERMUTE_TABLE2 && a == A_SCHED_OTHER) continue;
+                if (mode != BENCH_PERMUTE_FULL && a == A_SCHED_OTHER) continue;
                 if (a == A_SPECIAL && (kind == P_IDENTITY || kind == P_RANDOM)) continue;
                 int fusion = 0;
                 if (a == A_SCHED || a == A_SCHED_OTHER) {
-                    /* The plan's device default, and in the full mode the other pass structure. */
-                    clperm_perm_plan_opts opts = {NULL, NULL, 0, 0};
-                    clperm_perm_plan *plan = NULL;
-                    clperm_status st = clperm_perm_plan_create(ctx, &plan, CLPERM_TYPE_U32, p, n, &opts);
+                    s.plan = plans[a == A_SCHED_OTHER];
+                    if (!s.plan) continue;
                     clperm_perm_plan_info info;
-                    if (st == CLPERM_SUCCESS) st = clperm_perm_plan_query(plan, &info);
-                    if (st == CLPERM_SUCCESS && a == A_SCHED_OTHER) {
-                        opts.fusion = info.fusion == 1 ? 2 : 1;
-                        clperm_perm_plan_free(plan);
-                        plan = NULL;
-                        st = clperm_perm_plan_create(ctx, &plan, CLPERM_TYPE_U32, p, n, &opts);
-                        if (st == CLPERM_SUCCESS) st = clperm_perm_plan_query(plan, &info);
-                    }
-                    if (st != CLPERM_SUCCESS) {
-                        fprintf(stderr, " permute plan %s FAILED: %s\n  ", perm_names[kind], clperm_status_name(st));
-                        clperm_perm_plan_free(plan);
-                        failures += st != CLPERM_ERROR_UNSUPPORTED;
-                        continue;
-                    }
+                    clperm_perm_plan_query(s.plan, &info);
                     fusion = info.fusion;
-                    s.plan = plan;
-                    if (a == A_SCHED) {
-                        uint64_t bytes = 0;
-                        clperm_perm_plan_bytes(plan, es, &bytes);
-                        snprintf(variant, sizeof variant, "build-%s-%ux%u", perm_names[kind], info.rows, info.cols);
-                        emit(user, "permute_plan", variant, "u32", 4, info.seconds_total, 0, bytes);
-                    }
                 }
                 variant_name(variant, sizeof variant, a, fusion, kind, es);
                 fprintf(stderr, ", permute %s", variant);
@@ -241,7 +246,6 @@ int bench_permute(bench_dev *d, uint64_t n, int mode, const size_t *sizes, int n
                 }
                 uint64_t extra = 0;
                 if (s.plan) clperm_perm_plan_bytes(s.plan, es, &extra);
-                clperm_perm_plan_free(s.plan);
                 s.plan = NULL;
                 if (sec < 0) {
                     fprintf(stderr, " FAILED: %s\n  ", err);
@@ -251,7 +255,10 @@ int bench_permute(bench_dev *d, uint64_t n, int mode, const size_t *sizes, int n
                 emit(user, "permute", variant, type_name(es), (int)es, sec, 2.0 * (double)es, extra);
             }
         }
+        clperm_perm_plan_free(plans[0]), clperm_perm_plan_free(plans[1]);
+        plans[0] = plans[1] = NULL;
     }
+done:
     release(&s.src), release(&s.dst), release(&s.p), release(&s.q);
     free(p), free(q), free(src), free(want), free(got);
     return failures;

@@ -684,7 +684,7 @@ CLPERM_API clperm_status clperm_permute_conflicts(clperm_ctx *ctx, clperm_permut
  * memory in place (no transposes), row-wise. Device memory: the schedules, one 32-bit word per
  * padded item and step (S | D << 16: the paper's two 16-bit indices), 12 bytes per padded item;
  * and scratch the plan allocates on the first execute for an item size and keeps for that size
- * until it is freed: one buffer of rows * cols items (two for fusion 1 when rows * cols > n). */
+ * until it is freed: one buffer of rows * cols items for fusion 2, two for fusion 1. */
 typedef struct clperm_perm_plan clperm_perm_plan;
 
 /* Progress of a long host computation: fraction in [0, 1], nondecreasing, called from the thread
@@ -722,8 +722,8 @@ CLPERM_API clperm_status clperm_perm_plan_execute(clperm_perm_plan *plan, cl_mem
 typedef struct clperm_perm_plan_info {
     uint64_t n;
     uint32_t rows, cols;      /* the matrix (rows * cols >= n)                                 */
-    uint32_t banks;           /* the schedules are conflict-free for this bank count and every
-                                 power of two below it                                         */
+    uint32_t banks;           /* the schedules are conflict-free for this many banks of 4-byte
+                                 words, for 4-, 8- and 16-byte items                           */
     int fusion;               /* 1 or 2                                                        */
     uint64_t schedule_bytes;  /* device memory of the schedules                                */
     uint64_t scratch_bytes;   /* device scratch the plan holds now (for every item size used)  */

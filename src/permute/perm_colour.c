@@ -376,35 +376,41 @@ void clperm__sched_ws_free(clperm__sched_ws *ws) {
  * sharing a destination bank form even cycles, 2-coloured by walking them. */
 static void euler_split(clperm__sched_ws *ws, const uint16_t *pi, uint32_t off, uint32_t d) {
     const uint32_t w = ws->w, len = w * d;
-    uint32_t *lst = ws->lst + off;
+    uint32_t *lst = ws->lst + off, *aord = ws->aord, *bord = ws->bord, *apos = ws->apos, *bpos = ws->bpos;
+    uint32_t *tmp = ws->tmp;
+    uint8_t *bit = ws->bit;
     /* Orders by bank: each bank has exactly d items of the range. */
-    uint32_t *fill = ws->tmp;
-    for (uint32_t b = 0; b < w; b++) fill[b] = b * d;
+    uint32_t fa[64], fb[64];
+    for (uint32_t b = 0; b < w; b++) fa[b] = fb[b] = b * d;
     for (uint32_t i = 0; i < len; i++) {
-        uint32_t p = fill[lst[i] % w]++;
-        ws->aord[p] = i;
-        ws->apos[i] = p;
+        uint32_t pa = fa[lst[i] & (w - 1)]++, pb = fb[pi[lst[i]] & (w - 1)]++;
+        aord[pa] = i;
+        apos[i] = pa;
+        bord[pb] = i;
+        bpos[i] = pb;
     }
-    for (uint32_t b = 0; b < w; b++) fill[b] = b * d;
-    for (uint32_t i = 0; i < len; i++) {
-        uint32_t p = fill[pi[lst[i]] % w]++;
-        ws->bord[p] = i;
-        ws->bpos[i] = p;
-    }
-    memset(ws->bit, 2, len);
+    /* Partners: apos now holds each item's u-partner, bpos its v-partner. */
+    for (uint32_t i = 0; i < len; i++) apos[i] = aord[apos[i] ^ 1u];
+    for (uint32_t i = 0; i < len; i++) bpos[i] = bord[bpos[i] ^ 1u];
+    memset(bit, 2, len);
     for (uint32_t s = 0; s < len; s++) {
-        if (ws->bit[s] != 2) continue;
+        if (bit[s] != 2) continue;
         uint32_t i = s;
         do {
-            ws->bit[i] = 0;
-            uint32_t up = ws->aord[ws->apos[i] ^ 1u];
-            ws->bit[up] = 1;
-            i = ws->bord[ws->bpos[up] ^ 1u];
+            uint32_t up = apos[i];
+            bit[i] = 0;
+            bit[up] = 1;
+            i = bpos[up];
         } while (i != s);
     }
     uint32_t z = 0, o = len / 2;
-    for (uint32_t i = 0; i < len; i++) ws->tmp[ws->bit[i] ? o++ : z++] = lst[i];
-    memcpy(lst, ws->tmp, len * 4);
+    for (uint32_t i = 0; i < len; i++) {
+        uint32_t b = bit[i], at = z ^ ((z ^ o) & (0u - b));
+        tmp[at] = lst[i];
+        z += 1u - b;
+        o += b;
+    }
+    memcpy(lst, tmp, len * 4);
 }
 
 static int kuhn(clperm__sched_ws *ws, uint32_t u, int32_t stamp) {
@@ -426,7 +432,7 @@ static int peel_matching(clperm__sched_ws *ws, const uint16_t *pi, uint32_t off,
     const uint32_t w = ws->w, len = w * d;
     uint32_t *lst = ws->lst + off;
     memset(ws->cnt, 0, (size_t)w * w * 4);
-    for (uint32_t i = 0; i < len; i++) ws->cnt[(lst[i] % w) * w + pi[lst[i]] % w]++;
+    for (uint32_t i = 0; i < len; i++) ws->cnt[(lst[i] & (w - 1)) * w + (pi[lst[i]] & (w - 1))]++;
     for (uint32_t v = 0; v < w; v++) ws->match_v[v] = -1, ws->seen[v] = -1;
     for (uint32_t u = 0; u < w; u++)
         if (!kuhn(ws, u, (int32_t)u)) return -1; /* a regular bipartite multigraph has one */
@@ -435,7 +441,7 @@ static int peel_matching(clperm__sched_ws *ws, const uint16_t *pi, uint32_t off,
     for (uint32_t v = 0; v < w; v++) ws->cnt[(uint32_t)ws->match_v[v] * w + v] = 1;
     uint32_t keep = 0, taken = 0;
     for (uint32_t i = 0; i < len; i++) {
-        uint32_t *c = &ws->cnt[(lst[i] % w) * w + pi[lst[i]] % w];
+        uint32_t *c = &ws->cnt[(lst[i] & (w - 1)) * w + (pi[lst[i]] & (w - 1))];
         if (*c) {
             *c = 0;
             ws->tmp[len - w + taken++] = lst[i];
@@ -448,38 +454,39 @@ static int peel_matching(clperm__sched_ws *ws, const uint16_t *pi, uint32_t off,
 }
 
 /* Orders a group of g items (distinct source banks modulo g, distinct destination banks modulo
- * g) so that each half is distinct modulo g/2, recursively: items whose banks agree modulo g/2
- * must fall in different halves, and these constraints (one per side per item) form even
- * cycles. */
-static void order_group(clperm__sched_ws *ws, const uint16_t *pi, uint32_t *grp, uint32_t g) {
-    if (g < 2) return;
-    uint32_t h = g / 2;
+ * g) so that each half is distinct modulo g/2, and then each quarter modulo g/4 (the banks that
+ * 4-, 8- and 16-byte items see). Items whose banks agree modulo g/2 must fall in different
+ * halves; these constraints, one per side per item, form even cycles, 2-coloured by walking. */
+static void order_group(const uint16_t *pi, uint32_t *grp, uint32_t w) {
+    uint32_t out[64];
+    uint8_t pos_u[64], pos_v[64], bu[64], bv[64];
     int8_t side[64];
-    int32_t by_u[64], by_v[64];
-    for (uint32_t i = 0; i < g; i++) side[i] = -1, by_u[i] = -1, by_v[i] = -1;
-    /* partners: the other item with the same bank modulo h, on each side */
-    uint32_t pu[64], pv[64];
-    for (uint32_t i = 0; i < g; i++) {
-        uint32_t bu = grp[i] % h, bv = pi[grp[i]] % h;
-        if (by_u[bu] < 0) by_u[bu] = (int32_t)i;
-        else pu[i] = (uint32_t)by_u[bu], pu[by_u[bu]] = i;
-        if (by_v[bv] < 0) by_v[bv] = (int32_t)i;
-        else pv[i] = (uint32_t)by_v[bv], pv[by_v[bv]] = i;
+    for (uint32_t g = w; g >= 4 && g * 4 > w; g /= 2) {
+        const uint32_t h = g / 2;
+        for (uint32_t blk = 0; blk < w; blk += g) {
+            uint32_t *b = grp + blk;
+            for (uint32_t i = 0; i < g; i++) {
+                bu[i] = (uint8_t)(b[i] & (g - 1));
+                bv[i] = (uint8_t)(pi[b[i]] & (g - 1));
+                pos_u[bu[i]] = (uint8_t)i;
+                pos_v[bv[i]] = (uint8_t)i;
+                side[i] = -1;
+            }
+            for (uint32_t s = 0; s < g; s++) {
+                if (side[s] >= 0) continue;
+                uint32_t i = s;
+                do {
+                    uint32_t j = pos_u[bu[i] ^ h]; /* the same source bank modulo h */
+                    side[i] = 0;
+                    side[j] = 1;
+                    i = pos_v[bv[j] ^ h]; /* the same destination bank modulo h */
+                } while (side[i] < 0);
+            }
+            uint32_t lo = 0, hi = h;
+            for (uint32_t i = 0; i < g; i++) out[side[i] ? hi++ : lo++] = b[i];
+            memcpy(b, out, g * 4);
+        }
     }
-    for (uint32_t s = 0; s < g; s++) {
-        if (side[s] >= 0) continue;
-        uint32_t i = s;
-        do {
-            side[i] = 0;
-            side[pu[i]] = 1;
-            i = pv[pu[i]];
-        } while (side[i] < 0);
-    }
-    uint32_t out[64], a = 0, b = h;
-    for (uint32_t i = 0; i < g; i++) out[side[i] ? b++ : a++] = grp[i];
-    memcpy(grp, out, g * 4);
-    order_group(ws, pi, grp, h);
-    order_group(ws, pi, grp + h, h);
 }
 
 int clperm__perm_schedule(clperm__sched_ws *ws, uint32_t len, uint32_t w, const uint16_t *pi, uint32_t *sched) {
@@ -499,7 +506,7 @@ int clperm__perm_schedule(clperm__sched_ws *ws, uint32_t len, uint32_t w, const 
     while (top) {
         uint32_t d = ws->stack[--top], off = ws->stack[--top];
         if (d == 1) {
-            order_group(ws, pi, ws->lst + off, w);
+            order_group(pi, ws->lst + off, w);
             continue;
         }
         if (d % 2) {

@@ -43,12 +43,12 @@ clperm_status clperm__perm_colour(uint32_t rows, uint32_t cols, const uint32_t *
 /* ---- the conflict-free schedule of one row-wise step (Section 6) ----
  * For a permutation pi of len positions (len a multiple of w, w a power of two 2..64):
  * sched[t] = S(t) | D(t) << 16 with D(t) = pi(S(t)), such that in every aligned group of g
- * consecutive t (g = w, w/2, ..., 2) the S(t) are distinct modulo g and so are the D(t): the
- * items a group of g work-items moves at one step lie in g banks on both sides, for every bank
- * count up to w. The bank multigraph (source bank j mod w to destination bank pi(j) mod w,
+ * consecutive t (g = w, w/2, w/4) the S(t) are distinct modulo g and so are the D(t): the items
+ * a group of g work-items moves at one step lie in g banks on both sides (w banks of 4-byte
+ * words serve 8- and 16-byte items a half and a quarter group at a time). The bank multigraph (source bank j mod w to destination bank pi(j) mod w,
  * len/w-regular) is coloured with len/w colours by Euler splits while the degree is even and a
  * perfect matching peeled off (Kuhn's augmenting paths) when it is odd; each colour class is
- * ordered by halving it recursively. len <= 65536. */
+ * ordered by halving it twice. len <= 65536. */
 typedef struct clperm__sched_ws clperm__sched_ws;
 
 clperm__sched_ws *clperm__sched_ws_new(uint32_t max_len, uint32_t w);

@@ -327,11 +327,9 @@ clperm_status clperm_perm_plan_query(const clperm_perm_plan *plan, clperm_perm_p
     return CLPERM_SUCCESS;
 }
 
-/* Scratch buffers for items of `bytes`: one of rows * cols items, two for the five passes when
- * the matrix is larger than n (dst cannot hold it). */
-static int scratch_count(const clperm_perm_plan *pl) {
-    return pl->fusion == 1 && (uint64_t)pl->rows * pl->cols != pl->n ? 2 : 1;
-}
+/* Scratch buffers for items of `bytes`: rows * cols items each, one for three passes, two for
+ * five (the caller's dst is never read back: it is only written, by the last step). */
+static int scratch_count(const clperm_perm_plan *pl) { return pl->fusion == 1 ? 2 : 1; }
 
 clperm_status clperm_perm_plan_bytes(const clperm_perm_plan *plan, size_t elem_size, uint64_t *bytes) {
     CLPERM_RETURN_IF(!plan_live(plan) || !bytes, CLPERM_ERROR_INVALID_ARGUMENT);
@@ -442,6 +440,16 @@ static clperm_status reserve_scratch(clperm_perm_plan *pl, size_t bytes, cl_mem 
         set[i] = clCreateBuffer(pl->ctx->context, CL_MEM_READ_WRITE, need, NULL, &err);
         if (!set[i]) return err;
         pl->scratch_bytes += need;
+        if (pl->ctx->profile.vendor == CLPERM_VENDOR_OCLGRIND) {
+            /* Oclgrind reuses the addresses of released buffers and then takes the kernels'
+             * writes to a new one for uninitialised (the data is right); a host write marks it
+             * initialised. Not needed anywhere else. */
+            void *zeros = calloc(need, 1);
+            err = zeros ? clEnqueueWriteBuffer(pl->ctx->queue, set[i], CL_TRUE, 0, need, zeros, 0, NULL, NULL)
+                        : CLPERM_ERROR_OUT_OF_HOST_MEMORY;
+            free(zeros);
+            if (err != CL_SUCCESS) return err;
+        }
     }
     *out = set;
     return CLPERM_SUCCESS;
@@ -466,8 +474,7 @@ static clperm_status execute_checked(clperm_perm_plan *pl, cl_mem src, cl_mem ds
     if (pl->fusion == 2) {
         CLPERM_TRY(run_cols(ctx, &middle, t1, pl->sched[1], pl->cols, NULL, 0, 0, NULL, NULL));
     } else {
-        /* dst holds the transposed matrix when no padding is needed, else the second scratch. */
-        cl_mem t2 = size == n ? dst : scratch[1];
+        cl_mem t2 = scratch[1];
         CLPERM_TRY(clperm__transpose_enqueue(ctx, t1, t2, pl->rows, pl->cols, bytes, 0, NULL, NULL));
         CLPERM_TRY(run_rows(ctx, &middle, t2, t2, pl->sched[1], pl->cols, size, size, NULL, 0, 0, NULL, NULL));
         CLPERM_TRY(clperm__transpose_enqueue(ctx, t2, t1, pl->cols, pl->rows, bytes, 0, NULL, NULL));

@@ -142,9 +142,12 @@ static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem s
             return clEnqueueCopyBuffer(ctx->queue, src, dst, 0, 0, (size_t)(r->rows * r->cols * r->bytes), num_events,
                                        events, event);
         uint64_t tiles_r = (r->rows + 31) / 32, tiles_c = (r->cols + 31) / 32;
+        /* Tiles are numbered in 32 bits (2^42 items and more). */
+        CLPERM_RETURN_IF(tiles_r * tiles_c > UINT32_MAX, CLPERM_ERROR_SIZE_OVERFLOW);
         CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, r->naive, trace, blocked ? "clperm_transpose_blocked" : "clperm_transpose_tiled",
                              &k));
-        cl_ulong rows = r->rows, cols = r->cols, tc = tiles_c;
+        cl_ulong rows = r->rows, cols = r->cols;
+        cl_uint tc = (cl_uint)tiles_c;
         ARG(k, 0, src);
         ARG(k, 1, dst);
         ARG(k, 2, rows);
