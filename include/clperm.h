@@ -703,7 +703,8 @@ typedef struct clperm_perm_plan_opts {
  * work), colours, schedules and uploads the schedules; blocking. opts NULL means the defaults.
  * Writes *out on success only; the caller frees it with clperm_perm_plan_free before freeing ctx.
  * Cost on the host: O(n log cols) for the colouring, O(n log(cols / banks)) for the schedules,
- * spread over opts->threads threads; clperm_perm_plan_query reports the times. n >= 1. */
+ * spread over opts->threads threads; clperm_perm_plan_query reports the times. The context is not
+ * locked meanwhile: other threads may use it. n >= 1. */
 CLPERM_API clperm_status clperm_perm_plan_create(clperm_ctx *ctx, clperm_perm_plan **out, clperm_type index_type,
                                                  const void *p, uint64_t n, const clperm_perm_plan_opts *opts);
 

@@ -154,7 +154,7 @@ static void build_schedules(void *arg, uint64_t begin, uint64_t end) {
     const uint32_t rows = b->pl->rows, cols = b->pl->cols, w = b->pl->w;
     clperm__sched_ws *ws = clperm__sched_ws_new(rows > cols ? rows : cols, w);
     if (!ws) {
-        b->failed = 1;
+        b->failed = 1; /* out of memory */
         return;
     }
     for (uint64_t r = b->first + begin; r < b->first + end && !b->failed; r++) {
@@ -165,7 +165,11 @@ static void build_schedules(void *arg, uint64_t begin, uint64_t end) {
             bad = clperm__perm_schedule(ws, rows, w, b->p2 + (r - rows) * rows, b->s[1] + (r - rows) * rows);
         else
             bad = clperm__perm_schedule(ws, cols, w, b->p3 + (r - rows - cols) * cols, b->s[2] + (r - rows - cols) * cols);
-        if (bad) b->failed = 1;
+        if (bad) {
+            /* Not reached: the colouring makes every line a permutation. */
+            clperm__debug("perm plan: no schedule for line %llu", (unsigned long long)r);
+            b->failed = 2;
+        }
     }
     clperm__sched_ws_free(ws);
 }
@@ -235,7 +239,7 @@ static clperm_status plan_build(clperm_perm_plan *pl, clperm_type index_type, co
         clperm__parallel_for(threads, last - b.first, build_schedules, &b);
         clperm__progress_report(&pg, (double)last / (double)lines);
     }
-    CLPERM_CHECK(b.failed ? CLPERM_ERROR_OUT_OF_HOST_MEMORY : CLPERM_SUCCESS);
+    CLPERM_CHECK(b.failed == 1 ? CLPERM_ERROR_OUT_OF_HOST_MEMORY : b.failed ? CLPERM_ERROR_INVALID_ARGUMENT : CLPERM_SUCCESS);
     const double t3 = now();
     for (int s = 0; s < 3; s++) CLPERM_CHECK(upload(pl, s, b.s[s]));
     pg.lo = 0, pg.hi = 1;
@@ -293,12 +297,14 @@ static clperm_status create_checked(clperm_ctx *ctx, clperm_perm_plan **out, clp
     return CLPERM_SUCCESS;
 }
 
+/* The host work takes seconds for large n, so the context stays unlocked while it runs: it reads
+ * only the device profile, fixed at the context's creation, and creates buffers (thread-safe in
+ * OpenCL). */
 clperm_status clperm_perm_plan_create(clperm_ctx *ctx, clperm_perm_plan **out, clperm_type index_type, const void *p,
                                       uint64_t n, const clperm_perm_plan_opts *opts) {
     CLPERM_TRY(clperm__ctx_enter(ctx));
-    clperm_status st = create_checked(ctx, out, index_type, p, n, opts);
     clperm__ctx_leave(ctx);
-    return st;
+    return create_checked(ctx, out, index_type, p, n, opts);
 }
 
 clperm_status clperm_perm_plan_create_device(clperm_ctx *ctx, clperm_perm_plan **out, clperm_type index_type, cl_mem p,
@@ -312,9 +318,9 @@ clperm_status clperm_perm_plan_create_device(clperm_ctx *ctx, clperm_perm_plan *
     void *host = st == CLPERM_SUCCESS ? malloc((size_t)n * ib) : NULL;
     if (st == CLPERM_SUCCESS && !host) st = CLPERM_ERROR_OUT_OF_HOST_MEMORY;
     if (st == CLPERM_SUCCESS) st = clEnqueueReadBuffer(ctx->queue, p, CL_TRUE, 0, (size_t)n * ib, host, 0, NULL, NULL);
+    clperm__ctx_leave(ctx);
     if (st == CLPERM_SUCCESS) st = create_checked(ctx, out, index_type, host, n, opts);
     free(host);
-    clperm__ctx_leave(ctx);
     return st;
 }
 
