@@ -74,8 +74,31 @@ typedef struct clperm__scratch {
     size_t bytes;
 } clperm__scratch;
 
+/* ---- tunables ---- */
+/* Per-device defaults: the rows of the table in tuning.c that match the device, applied in order
+ * at context creation. */
+typedef struct clperm__tuning {
+    int scan_kernel;          /* default clperm_kernel_kind of the scan */
+    int scan_wg_size;         /* work-group kernels: work-items per work-group */
+    int scan_items_u32;       /* work-group kernels: items per work-item */
+    int scan_items_u64;
+    int scan_stage;           /* work-group kernels: 1 stages tiles through local memory */
+    int scan_serial_u32;      /* serial kernels: items per tile */
+    int scan_serial_u64;
+    int scan_groups_per_cu;   /* reduce-then-scan: work-groups per compute unit */
+    int shuffle_kernel;       /* clperm_kernel_kind of the shuffle */
+    int shuffle_wg_size;      /* work-group kernels: work-items per work-group */
+    int shuffle_items;        /* work-group kernels: domain indices per work-item (<= 32) */
+    int shuffle_serial_items; /* serial kernels: domain indices per tile */
+    int sort_aspect;          /* tile sorts: columns per row at least this many times the width */
+    int sort_auto;            /* tile sorts: the clperm_tile_sort CLPERM_TILE_SORT_AUTO runs */
+    int rng_wg_size;          /* generator fills: work-items per work-group (a multiple of k) */
+    int rng_k;                /* generators: default k; 0 the subgroup width (8..64, else 32) */
+    int rng_kernel;           /* clperm_kernel_kind of the generator fills */
+} clperm__tuning;
+
 /* ---- the context ---- */
-#define CLPERM__PARAM_MAX 16
+#define CLPERM__PARAM_MAX 32 /* above every clperm_param value (tuning.c's table checks it) */
 #define CLPERM__COUNTER_MAX 8
 
 struct clperm_ctx {
@@ -86,6 +109,7 @@ struct clperm_ctx {
     cl_device_id device;
     cl_command_queue queue;
     clperm_profile profile;
+    clperm__tuning tuning;         /* the device's defaults */
     int params[CLPERM__PARAM_MAX]; /* as set by the caller; 0 = auto */
     uint64_t counters[CLPERM__COUNTER_MAX];
     char *build_log;
@@ -122,27 +146,11 @@ clperm_status clperm__devices_all(clperm__device_ref **out, size_t *count);
 clperm_status clperm__profile_init(cl_platform_id platform, cl_device_id device, clperm_profile *p);
 /* Effective subgroup choice for a build, from the profile and the caller's parameters. */
 void clperm__sg_choice(const clperm_ctx *ctx, size_t wg_size, clperm_sg_impl *impl, cl_uint *width);
-/* Per-device defaults from the parameter table. */
-typedef struct clperm__tuning {
-    int scan_kernel;         /* default kernel kind: 1 work-group tiles, 2 serial */
-    int scan_wg_size;        /* work-group kernels: work-items per work-group */
-    int scan_items_u32;      /* work-group kernels: items per work-item */
-    int scan_items_u64;
-    int scan_stage;          /* work-group kernels: 1 stages tiles through local memory */
-    int scan_serial_u32;     /* serial kernels: items per tile */
-    int scan_serial_u64;
-    int scan_groups_per_cu;  /* reduce-then-scan: work-groups per compute unit */
-    int shuffle_kernel;      /* shuffle kernels: 1 work-group tiles, 2 serial */
-    int shuffle_wg_size;     /* work-group kernels: work-items per work-group */
-    int shuffle_items;       /* work-group kernels: domain indices per work-item (<= 32) */
-    int shuffle_serial_items; /* serial kernels: domain indices per tile */
-    int sort_aspect;         /* tile sorts: columns per row at least this many times the width */
-    int sort_auto;           /* tile sorts: the clperm_tile_sort CLPERM_TILE_SORT_AUTO runs */
-    int rng_wg_size;         /* generator fills: work-items per work-group (a multiple of k) */
-    int rng_k;               /* generators: default k; 0 the subgroup width (8..64, else 32) */
-    int rng_kernel;          /* generator fills: 1 work-group (shared state), 2 serial (private state) */
-} clperm__tuning;
-const clperm__tuning *clperm__tuning_for(const clperm_profile *p);
+void clperm__tuning_init(const clperm_profile *p, clperm__tuning *t);
+/* CLPERM_SUCCESS when `value` may be set for `param` on the device; the error otherwise. */
+clperm_status clperm__param_check(const clperm_profile *profile, clperm_param param, int value);
+/* The value clperm_ctx_get_param reports. */
+int clperm__param_value(const clperm_ctx *ctx, clperm_param param);
 /* The subgroup size the runtime reports for `kernel` at work-group size wg (khr devices); 0 when
  * it cannot tell. */
 size_t clperm__kernel_sg_size(clperm_ctx *ctx, cl_kernel kernel, size_t wg);
@@ -150,9 +158,10 @@ size_t clperm__kernel_sg_size(clperm_ctx *ctx, cl_kernel kernel, size_t wg);
 /* The scan's kernel kind (1 work-group, 2 serial), work-group size and items per work-item: the
  * parameters, else the table's, capped to what the device and the kernel kind allow. */
 int clperm__scan_kernel(const clperm_ctx *ctx);
+int clperm__scan_algorithm(const clperm_ctx *ctx);
 int clperm__scan_wg_size(const clperm_ctx *ctx);
 int clperm__scan_items(const clperm_ctx *ctx, clperm_type type);
-/* The same for the shuffle kernels; fusion level 1, 2 or 3 (Bijective0, 1, 2). */
+/* The same for the shuffle kernels, and the clperm_shuffle_fusion. */
 int clperm__shuffle_kernel(const clperm_ctx *ctx);
 int clperm__shuffle_wg_size(const clperm_ctx *ctx);
 int clperm__shuffle_items(const clperm_ctx *ctx);
@@ -209,6 +218,37 @@ void clperm__scratch_release(clperm__scratch *s);
 clperm_status clperm__check_buffer(const clperm_ctx *ctx, cl_mem mem, uint64_t n, size_t elem,
                                    int writable);
 clperm_status clperm__check_events(cl_uint num_events, const cl_event *events);
+
+/* Text built piece by piece in the caller's storage (kernel build options, generated kernel text):
+ * an append that does not fit leaves the text as it was and marks the buffer, and
+ * clperm__buf_status then returns CLPERM_ERROR_INTERNAL, so a cut option string is never
+ * compiled. */
+typedef struct clperm__buf {
+    char *text;
+    size_t cap, len;
+    int overflow;
+} clperm__buf;
+clperm__buf clperm__buf_on(char *storage, size_t cap);
+void clperm__buf_add(clperm__buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+clperm_status clperm__buf_status(const clperm__buf *b);
+
+/* Kernel arguments set in order: CLPERM__ARG(args, value) sets the next one; the first error sticks
+ * in args.err. Start with clperm__args a = {kernel, 0, CL_SUCCESS}. */
+typedef struct clperm__args {
+    cl_kernel kernel;
+    cl_uint next;
+    cl_int err;
+} clperm__args;
+void clperm__arg(clperm__args *a, const void *value, size_t size);
+#define CLPERM__ARG(a, v) clperm__arg(&(a), &(v), sizeof(v))
+
+/* A call with nothing to do (n = 0): enqueues only a marker, when the caller asked for an event,
+ * so that the event completes once the wait list has. */
+clperm_status clperm__empty_call(clperm_ctx *ctx, cl_uint num_events, const cl_event *events, cl_event *event);
 
 /* Appends a formatted string to buf (cap bytes, always NUL-terminated). */
 void clperm__appendf(char *buf, size_t cap, const char *fmt, ...)
