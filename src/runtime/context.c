@@ -102,7 +102,7 @@ clperm_status clperm_ctx_create(clperm_ctx **out, cl_context context, cl_device_
     ctx->device = device;
     ctx->queue = queue;
     ctx->disk_cache = clperm__diskcache_default_dir(ctx->cache_dir, sizeof ctx->cache_dir);
-    ctx->scan_epoch = 1;
+    ctx->lookback.epoch = 1;
     if (!registry_add(ctx)) {
         pthread_mutex_destroy(&ctx->lock);
         free(ctx);
@@ -134,10 +134,9 @@ void clperm_ctx_free(clperm_ctx *ctx) {
         free(p);
         p = next;
     }
-    clperm__scratch_release(&ctx->scan_counter);
-    clperm__scratch_release(&ctx->scan_flags);
-    clperm__scratch_release(&ctx->scan_values);
+    clperm__lookback_release(&ctx->lookback);
     clperm__scratch_release(&ctx->scan_partials);
+    clperm__scratch_release(&ctx->shuffle_counts);
     clReleaseCommandQueue(ctx->queue);
     clReleaseDevice(ctx->device);
     clReleaseContext(ctx->context);

@@ -97,6 +97,21 @@ typedef struct clperm__tuning {
     int rng_kernel;           /* clperm_kernel_kind of the generator fills */
 } clperm__tuning;
 
+/* ---- decoupled look-back state (lookback.c, cl/common/lookback.h) ---- */
+typedef struct clperm__lookback {
+    clperm__scratch counter; /* one uint: dynamic tile counter */
+    clperm__scratch flags;   /* one uint per tile: epoch << 2 | state */
+    clperm__scratch values;  /* four uints per tile: aggregate, inclusive prefix */
+    uint32_t tile_base;      /* tiles handed out by the counter so far, mod 2^32 */
+    uint32_t epoch;
+} clperm__lookback;
+
+/* What one single-pass kernel launch passes to cl/common/lookback.h's functions. */
+typedef struct clperm__lookback_call {
+    cl_mem counter, flags, values;
+    cl_uint tile_base, epoch;
+} clperm__lookback_call;
+
 /* ---- the context ---- */
 #define CLPERM__PARAM_MAX 32 /* above every clperm_param value (tuning.c's table checks it) */
 #define CLPERM__COUNTER_MAX 8
@@ -116,13 +131,9 @@ struct clperm_ctx {
     clperm__program *programs;
     int disk_cache;
     char cache_dir[1024];
-    /* Scan state: scratch for look-back tiles and reduce-then-scan partials. */
-    clperm__scratch scan_counter; /* one uint: dynamic tile counter */
-    clperm__scratch scan_flags;   /* one uint per tile: epoch << 2 | state */
-    clperm__scratch scan_values;  /* four uints per tile: aggregate, inclusive prefix */
-    clperm__scratch scan_partials;
-    uint32_t scan_tile_base; /* tiles handed out by the counter so far, mod 2^32 */
-    uint32_t scan_epoch;
+    clperm__lookback lookback;      /* single-pass kernels' tile state (lookback.c) */
+    clperm__scratch scan_partials;  /* reduce-then-scan: one sum per work-group */
+    clperm__scratch shuffle_counts; /* the two-pass shuffle: kept values per work-group */
 };
 
 /* Checks that ctx is a live context and locks it. Every public function on a context starts with
@@ -174,9 +185,12 @@ int clperm__sort_width(const clperm_ctx *ctx);
 /* ---- scan and shuffle internals (the context is locked by the caller) ---- */
 clperm_status clperm__scan(clperm_ctx *ctx, clperm_type type, cl_mem src, cl_mem dst, uint64_t n,
                            int inclusive, cl_uint num_events, const cl_event *events, cl_event *event);
-/* The next look-back call's tile base and epoch, with scratch for `tiles` tiles reserved. */
-clperm_status clperm__lookback_begin(clperm_ctx *ctx, uint64_t tiles, cl_uint *tile_base, cl_uint *epoch);
+/* The next look-back launch's state, with scratch for `tiles` tiles reserved; after the enqueue,
+ * clperm__lookback_end. clperm__lookback_args sets the five kernel arguments (counter, tile_base,
+ * flags, values, epoch) in that order. */
+clperm_status clperm__lookback_begin(clperm_ctx *ctx, uint64_t tiles, clperm__lookback_call *call);
 void clperm__lookback_end(clperm_ctx *ctx, uint64_t tiles);
+void clperm__lookback_release(clperm__lookback *lb);
 /* Options with defaults filled in; CLPERM_ERROR_INVALID_ARGUMENT when they are not valid. */
 clperm_status clperm__shuffle_opts_check(const clperm_shuffle_opts *opts, clperm_shuffle_opts *out);
 
@@ -245,6 +259,7 @@ typedef struct clperm__args {
 } clperm__args;
 void clperm__arg(clperm__args *a, const void *value, size_t size);
 #define CLPERM__ARG(a, v) clperm__arg(&(a), &(v), sizeof(v))
+void clperm__lookback_args(clperm__args *a, const clperm__lookback_call *call);
 
 /* A call with nothing to do (n = 0): enqueues only a marker, when the caller asked for an event,
  * so that the event completes once the wait list has. */

@@ -5,9 +5,10 @@
 
 #include "internal.h"
 
-/* The scan's program: the subgroup layer, then the scan kernels. */
-static const char *const scan_texts[] = {clperm__cl_common_subgroup_h, clperm__cl_scan_scan_cl};
-static const clperm__source scan_source = {"scan", 2, scan_texts, NULL};
+/* The scan's program: the subgroup layer, work-group sums, look-back, then the scan kernels. */
+static const char *const scan_texts[] = {clperm__cl_common_subgroup_h, clperm__cl_common_wg_scan_h,
+                                         clperm__cl_common_lookback_h, clperm__cl_scan_scan_cl};
+static const clperm__source scan_source = {"scan", 4, scan_texts, NULL};
 
 typedef enum scan_mode { SCAN_EXCLUSIVE, SCAN_INCLUSIVE, REDUCE } scan_mode;
 
@@ -20,8 +21,6 @@ typedef struct scan_plan {
     int serial;    /* one work-item per tile, without the subgroup layer */
     char options[256];
 } scan_plan;
-
-#define EPOCH_LIMIT (1u << 30)
 
 static clperm_status plan_scan(const clperm_ctx *ctx, clperm_type type, uint64_t n, scan_mode mode,
                                scan_plan *plan) {
@@ -59,48 +58,20 @@ static clperm_status enqueue(clperm_ctx *ctx, cl_kernel k, size_t groups, size_t
     return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wg, num_events, events, event);
 }
 
-clperm_status clperm__lookback_begin(clperm_ctx *ctx, uint64_t tiles, cl_uint *tile_base, cl_uint *epoch) {
-    CLPERM_RETURN_IF(tiles >= UINT32_MAX / 4, CLPERM_ERROR_SIZE_OVERFLOW);
-    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->scan_counter, sizeof(cl_uint), 1, NULL));
-    int grown = 0;
-    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->scan_flags, (size_t)tiles * sizeof(cl_uint), 1, &grown));
-    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->scan_values, (size_t)tiles * 4 * sizeof(cl_uint), 1, NULL));
-    if (grown) ctx->scan_epoch = 1; /* fresh flags are zero: every epoch from 1 is unused */
-    if (ctx->scan_epoch >= EPOCH_LIMIT) {
-        cl_uint zero = 0;
-        CLPERM_TRY(clEnqueueFillBuffer(ctx->queue, ctx->scan_flags.mem, &zero, sizeof zero, 0,
-                                       ctx->scan_flags.bytes, 0, NULL, NULL));
-        ctx->scan_epoch = 1;
-    }
-    *tile_base = ctx->scan_tile_base;
-    *epoch = ctx->scan_epoch;
-    return CLPERM_SUCCESS;
-}
-
-void clperm__lookback_end(clperm_ctx *ctx, uint64_t tiles) {
-    /* The counter advanced by one per tile; the next call's tiles start after these. */
-    ctx->scan_tile_base += (cl_uint)tiles;
-    ctx->scan_epoch++;
-}
-
 static clperm_status run_lookback(clperm_ctx *ctx, const scan_plan *plan, clperm_type type, cl_mem src,
                                   cl_mem dst, uint64_t n, cl_uint inclusive, cl_uint num_events,
                                   const cl_event *events, cl_event *event) {
     cl_kernel k;
     CLPERM_TRY(kernel(ctx, plan, type, "clperm_scan_lookback_", &k));
-    cl_uint tile_base, epoch;
-    CLPERM_TRY(clperm__lookback_begin(ctx, plan->tiles, &tile_base, &epoch));
+    clperm__lookback_call lb;
+    CLPERM_TRY(clperm__lookback_begin(ctx, plan->tiles, &lb));
     clperm__args a = {k, 0, CL_SUCCESS};
     cl_ulong nn = n;
     CLPERM__ARG(a, src);
     CLPERM__ARG(a, dst);
     CLPERM__ARG(a, nn);
     CLPERM__ARG(a, inclusive);
-    CLPERM__ARG(a, ctx->scan_counter.mem);
-    CLPERM__ARG(a, tile_base);
-    CLPERM__ARG(a, ctx->scan_flags.mem);
-    CLPERM__ARG(a, ctx->scan_values.mem);
-    CLPERM__ARG(a, epoch);
+    clperm__lookback_args(&a, &lb);
     CLPERM_TRY(a.err);
     CLPERM_TRY(enqueue(ctx, k, (size_t)plan->tiles, plan->wg, num_events, events, event));
     clperm__lookback_end(ctx, plan->tiles);

@@ -6,11 +6,12 @@
 
 #include "internal.h"
 
-/* The shuffle's program: the subgroup layer, the bijections, the scan (its work-group scan,
- * look-back and spine kernel), then the shuffle kernels. */
+/* The shuffle's program: the subgroup layer, the bijections, work-group sums, look-back, then the
+ * shuffle kernels. */
 static const char *const shuffle_texts[] = {clperm__cl_common_subgroup_h, clperm__cl_clperm_bijection_h,
-                                            clperm__cl_scan_scan_cl, clperm__cl_shuffle_shuffle_cl};
-static const clperm__source shuffle_source = {"shuffle", 4, shuffle_texts, NULL};
+                                            clperm__cl_common_wg_scan_h, clperm__cl_common_lookback_h,
+                                            clperm__cl_shuffle_shuffle_cl};
+static const clperm__source shuffle_source = {"shuffle", 5, shuffle_texts, NULL};
 
 typedef struct shuffle_plan {
     clperm_bijection_key key;
@@ -65,8 +66,8 @@ static clperm_status plan_shuffle(const clperm_ctx *ctx, uint64_t n, size_t elem
     const char *t = p->wide ? "ulong" : "uint";
     clperm__buf o = clperm__buf_on(p->options, sizeof p->options);
     clperm__buf_add(&o,
-                    "-DCLPERM_T=%s -DCLPERM_TS=%s -DCLPERM_SCAN_ITEMS=1 -DCLPERM_SCAN_STAGE=0 "
-                    "-DCLPERM_SCAN_SERIAL=%d -DCLPERM_SHUF_ITEMS=%d -DCLPERM_SHUF_IDX=%s "
+                    "-DCLPERM_T=%s -DCLPERM_TS=%s "
+                    "-DCLPERM_SHUF_SERIAL=%d -DCLPERM_SHUF_ITEMS=%d -DCLPERM_SHUF_IDX=%s "
                     "-DCLPERM_SHUF_WORD=%s -DCLPERM_SHUF_WORDS=%llu -DCLPERM_SHUF_PERM=%d "
                     "-DCLPERM_BIJECTION_KIND=%u",
                     t, p->wide ? "u64" : "u32", p->serial, p->items, t, word_type(p->word_bytes),
@@ -130,56 +131,47 @@ static clperm_status run_lookback(clperm_ctx *ctx, const shuffle_plan *p, cl_mem
                                   cl_uint num_events, const cl_event *events, cl_event *event) {
     cl_kernel k;
     CLPERM_TRY(kernel(ctx, p, "clperm_shuffle_lookback", &k));
-    cl_uint tile_base, epoch;
-    CLPERM_TRY(clperm__lookback_begin(ctx, p->tiles, &tile_base, &epoch));
+    clperm__lookback_call lb;
+    CLPERM_TRY(clperm__lookback_begin(ctx, p->tiles, &lb));
     clperm__args a = {k, 0, CL_SUCCESS};
     CLPERM__ARG(a, src);
     CLPERM__ARG(a, dst);
     arg_key(&a, &p->key);
-    CLPERM__ARG(a, ctx->scan_counter.mem);
-    CLPERM__ARG(a, tile_base);
-    CLPERM__ARG(a, ctx->scan_flags.mem);
-    CLPERM__ARG(a, ctx->scan_values.mem);
-    CLPERM__ARG(a, epoch);
+    clperm__lookback_args(&a, &lb);
     CLPERM_TRY(a.err);
     CLPERM_TRY(enqueue(ctx, k, (size_t)p->tiles * p->wg, &p->wg, num_events, events, event));
     clperm__lookback_end(ctx, p->tiles);
     return CLPERM_SUCCESS;
 }
 
-/* Bijective1: count kept values per range of tiles, scan the counts, shuffle each range. */
+/* Bijective1: count kept values per range of tiles, scan the counts (the scan family's exclusive
+ * scan, in place), shuffle each range. */
 static clperm_status run_two_pass(clperm_ctx *ctx, const shuffle_plan *p, cl_mem src, cl_mem dst,
                                   cl_uint num_events, const cl_event *events, cl_event *event) {
-    const clperm__tuning *tune = &ctx->tuning;
-    uint64_t max_groups = (uint64_t)ctx->profile.compute_units * (uint64_t)tune->scan_groups_per_cu;
+    uint64_t max_groups = (uint64_t)ctx->profile.compute_units * (uint64_t)ctx->tuning.scan_groups_per_cu;
     uint64_t tiles_per_group = (p->tiles + max_groups - 1) / max_groups;
     uint64_t groups = (p->tiles + tiles_per_group - 1) / tiles_per_group;
-    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->scan_partials, (size_t)groups * (p->wide ? 8 : 4), 0, NULL));
-    cl_kernel kc, ks, kd;
+    clperm_type count_type = p->wide ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32;
+    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->shuffle_counts, (size_t)groups * clperm_type_size(count_type), 0,
+                                       NULL));
+    cl_kernel kc, kd;
     CLPERM_TRY(kernel(ctx, p, "clperm_shuffle_count", &kc));
-    CLPERM_TRY(kernel(ctx, p, p->wide ? "clperm_scan_spine_u64" : "clperm_scan_spine_u32", &ks));
     CLPERM_TRY(kernel(ctx, p, "clperm_shuffle_downsweep", &kd));
     cl_ulong tpg = tiles_per_group;
-    cl_uint count = (cl_uint)groups, write_total = 0;
-    cl_mem partials = ctx->scan_partials.mem;
-    clperm__args ac = {kc, 0, CL_SUCCESS}, as = {ks, 0, CL_SUCCESS}, ad = {kd, 0, CL_SUCCESS};
+    cl_mem counts = ctx->shuffle_counts.mem;
+    clperm__args ac = {kc, 0, CL_SUCCESS}, ad = {kd, 0, CL_SUCCESS};
     arg_key(&ac, &p->key);
     CLPERM__ARG(ac, tpg);
-    CLPERM__ARG(ac, partials);
-    CLPERM__ARG(as, partials);
-    CLPERM__ARG(as, count);
-    CLPERM__ARG(as, partials);
-    CLPERM__ARG(as, write_total);
+    CLPERM__ARG(ac, counts);
     CLPERM__ARG(ad, src);
     CLPERM__ARG(ad, dst);
     arg_key(&ad, &p->key);
     CLPERM__ARG(ad, tpg);
-    CLPERM__ARG(ad, partials);
+    CLPERM__ARG(ad, counts);
     CLPERM_TRY(ac.err);
-    CLPERM_TRY(as.err);
     CLPERM_TRY(ad.err);
     CLPERM_TRY(enqueue(ctx, kc, (size_t)groups * p->wg, &p->wg, num_events, events, NULL));
-    CLPERM_TRY(enqueue(ctx, ks, p->wg, &p->wg, 0, NULL, NULL));
+    CLPERM_TRY(clperm__scan(ctx, count_type, counts, counts, groups, 0, 0, NULL, NULL));
     return enqueue(ctx, kd, (size_t)groups * p->wg, &p->wg, 0, NULL, event);
 }
 
