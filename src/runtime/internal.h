@@ -272,4 +272,9 @@ void clperm__appendf(char *buf, size_t cap, const char *fmt, ...)
 #endif
     ;
 
+/* The test-only build sends the calls that can fail through fault-injection wrappers. */
+#if defined(CLPERM_FAULTS) && CLPERM_FAULTS
+#include "faults.h"
+#endif
+
 #endif /* CLPERM_INTERNAL_H */
