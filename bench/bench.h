@@ -40,6 +40,11 @@ typedef struct bench_timing {
     int warmup, reps;
 } bench_timing;
 
+/* Median seconds of fn(d, arg) over t->reps runs after t->warmup, each ended by clFinish on the
+ * device's queue; negative with err filled when a run fails. */
+typedef cl_int (*bench_run_fn)(bench_dev *d, void *arg);
+double bench_timed(bench_dev *d, bench_run_fn fn, void *arg, const bench_timing *t, char *err, size_t errcap);
+
 /* Each returns the median seconds of one run, or a negative value with err filled. */
 double bench_copy(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
 double bench_gather(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);

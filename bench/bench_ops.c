@@ -8,8 +8,7 @@
 
 #include "bench.h"
 
-extern const char clperm__cl_bench_cl[];
-extern const size_t clperm__cl_bench_cl_size;
+#include "clperm_bench_kernels.h"
 
 struct bench_dev {
     clperm_ctx *ctx;
@@ -41,10 +40,7 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-typedef cl_int (*run_fn)(bench_dev *d, void *arg);
-
-/* Median time of fn over t->reps runs after t->warmup; negative on error. */
-static double timed(bench_dev *d, run_fn fn, void *arg, const bench_timing *t, char *err, size_t errcap) {
+double bench_timed(bench_dev *d, bench_run_fn fn, void *arg, const bench_timing *t, char *err, size_t errcap) {
     double samples[256];
     int reps = t->reps < 1 ? 1 : (t->reps > 256 ? 256 : t->reps);
     for (int i = -t->warmup; i < reps; i++) {
@@ -197,7 +193,7 @@ double bench_copy(bench_dev *d, uint64_t n, const bench_timing *t, char *err, si
     SETARG(d->copy, 2, nn);
     if (st != CL_SUCCESS) return -1;
     kernel_run r = {d->copy, n};
-    return timed(d, run_kernel, &r, t, err, errcap);
+    return bench_timed(d, run_kernel, &r, t, err, errcap);
 }
 
 double bench_gather(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
@@ -209,7 +205,7 @@ double bench_gather(bench_dev *d, uint64_t n, const bench_timing *t, char *err, 
     SETARG(d->gather, 3, nn);
     if (st != CL_SUCCESS) return -1;
     kernel_run r = {d->gather, n};
-    return timed(d, run_kernel, &r, t, err, errcap);
+    return bench_timed(d, run_kernel, &r, t, err, errcap);
 }
 
 typedef struct scan_run {
@@ -280,7 +276,7 @@ double bench_scan(bench_dev *d, const char *op, clperm_type type, int algorithm,
         snprintf(err, errcap, "filling scan input: %s", clperm_status_name(e));
         return -1;
     }
-    double s = timed(d, run_scan, &r, t, err, errcap);
+    double s = bench_timed(d, run_scan, &r, t, err, errcap);
     if (s >= 0 && verify && verify_scan(d, &r, err, errcap) != 0) return -1;
     if (extra_bytes && clperm_ctx_counter(d->ctx, CLPERM_COUNTER_SCRATCH_BYTES, extra_bytes) != CLPERM_SUCCESS)
         *extra_bytes = 0;
@@ -387,7 +383,7 @@ double bench_shuffle(bench_dev *d, int fusion, clperm_bijection bijection, uint6
     }
     if (fill_iota(d, n, err, errcap) != 0) return -1;
     shuffle_run r = {n, {bijection, 0}};
-    double s = timed(d, run_shuffle, &r, t, err, errcap);
+    double s = bench_timed(d, run_shuffle, &r, t, err, errcap);
     if (s >= 0 && verify && verify_permutation(d, n, &r.opts, err, errcap) != 0) return -1;
     uint64_t scratch = 0, temp = 0;
     clperm_ctx_counter(d->ctx, CLPERM_COUNTER_SCRATCH_BYTES, &scratch);
@@ -451,7 +447,7 @@ double bench_dart_throwing(bench_dev *d, uint64_t n, const bench_timing *t, int 
     }
     if (fill_iota(d, n, err, errcap) != 0 || baseline_buffers(d, (size_t)n * 8, (size_t)n * 8, 1, err, errcap) != 0)
         return -1;
-    double s = timed(d, run_dart, &n, t, err, errcap);
+    double s = bench_timed(d, run_dart, &n, t, err, errcap);
     if (s >= 0 && verify && verify_permutation(d, n, NULL, err, errcap) != 0) return -1;
     if (extra_bytes) *extra_bytes = 16 * n;
     return s;
@@ -506,7 +502,7 @@ double bench_sort_shuffle(bench_dev *d, uint64_t n, const bench_timing *t, int v
     if (fill_iota(d, n, err, errcap) != 0 ||
         baseline_buffers(d, (size_t)n * 8, (size_t)n * 8, (size_t)n * 8, err, errcap) != 0)
         return -1;
-    double s = timed(d, run_sort, &n, t, err, errcap);
+    double s = bench_timed(d, run_sort, &n, t, err, errcap);
     if (s >= 0 && verify && verify_permutation(d, n, NULL, err, errcap) != 0) return -1;
     if (extra_bytes) *extra_bytes = 24 * n;
     return s;
@@ -628,7 +624,7 @@ double bench_sort(bench_dev *d, clperm_tile_sort algorithm, uint64_t segment, un
         }
     }
     tile_sort_run r = {n, segment, algorithm, bits};
-    double s = timed(d, run_tile_sort, &r, t, err, errcap);
+    double s = bench_timed(d, run_tile_sort, &r, t, err, errcap);
     if (s >= 0 && verify) {
         if (clEnqueueReadBuffer(d->queue, d->a, CL_TRUE, 0, (size_t)n * 4, got, 0, NULL, NULL) != CL_SUCCESS ||
             (algorithm == CLPERM_TILE_PARTITION_COUNTING ? !same_label_runs(want, got, n, segment, bits)
@@ -665,7 +661,7 @@ static cl_int run_rng_kernel(bench_dev *d, void *arg) {
 double bench_rng_fill(bench_dev *d, const clperm_rng_spec *spec, uint64_t n, const bench_timing *t, int verify,
                       char *err, size_t errcap) {
     rng_run r = {*spec, n, NULL, 0, 0};
-    double s = timed(d, run_rng_fill, &r, t, err, errcap);
+    double s = bench_timed(d, run_rng_fill, &r, t, err, errcap);
     d->filled = 0;
     if (s >= 0 && verify && n <= (UINT64_C(1) << 22)) {
         uint32_t *want = malloc((size_t)n * 4), *got = malloc((size_t)n * 4);
@@ -767,7 +763,7 @@ static double time_kernel(bench_dev *d, cl_program prog, const char *name, const
     double s = -1;
     if (e == CL_SUCCESS) {
         rng_run r = {{0, 0}, 0, k, (size_t)((items + wg - 1) / wg * wg), wg};
-        s = timed(d, run_rng_kernel, &r, t, err, errcap);
+        s = bench_timed(d, run_rng_kernel, &r, t, err, errcap);
     } else {
         snprintf(err, errcap, "%s", clperm_status_name(e));
     }

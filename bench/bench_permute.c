@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench.h"
 
@@ -14,17 +13,6 @@ enum { P_IDENTITY, P_RANDOM, P_TRANSPOSE, P_SHUFFLE, P_BIT_REVERSAL, P_KINDS };
 static const char *const perm_names[P_KINDS] = {"identity", "random", "transpose", "shuffle", "bit-reversal"};
 
 enum { A_D, A_S, A_SCHED, A_SCHED_OTHER, A_SPECIAL, A_KINDS };
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* The most square rows x cols = n: the transpose permutation's matrix. */
 static uint64_t square_rows(uint64_t n) {
@@ -81,9 +69,17 @@ typedef struct pb_state {
     clperm_perm_plan *plan;
 } pb_state;
 
-/* One run of algorithm a. */
-static clperm_status pb_run(pb_state *s, int a) {
-    switch (a) {
+typedef struct pb_call {
+    pb_state *s;
+    int algorithm;
+} pb_call;
+
+/* One run of an algorithm. */
+static cl_int pb_run(bench_dev *d, void *arg) {
+    (void)d;
+    const pb_call *c = arg;
+    pb_state *s = c->s;
+    switch (c->algorithm) {
     case A_D: return clperm_permute_scatter(s->ctx, s->src, s->dst, s->n, s->es, CLPERM_TYPE_U32, s->p, 0, NULL, NULL);
     case A_S: return clperm_permute_gather(s->ctx, s->src, s->dst, s->n, s->es, CLPERM_TYPE_U32, s->q, 0, NULL, NULL);
     case A_SPECIAL:
@@ -95,26 +91,6 @@ static clperm_status pb_run(pb_state *s, int a) {
         return clperm_permute_bit_reversal(s->ctx, s->src, s->dst, s->n, s->es, 0, NULL, NULL);
     default: return clperm_perm_plan_execute(s->plan, s->src, s->dst, s->es, 0, NULL, NULL);
     }
-}
-
-/* Median seconds of t->reps runs after t->warmup, each ended by clFinish; negative on error. */
-static double pb_timed(pb_state *s, int a, const bench_timing *t, char *err, size_t errcap) {
-    double samples[256];
-    int reps = t->reps < 1 ? 1 : (t->reps > 256 ? 256 : t->reps);
-    for (int i = -t->warmup; i < reps; i++) {
-        cl_int st = clFinish(s->queue);
-        double t0 = now();
-        if (st == CL_SUCCESS) st = pb_run(s, a);
-        if (st == CL_SUCCESS) st = clFinish(s->queue);
-        double t1 = now();
-        if (st != CL_SUCCESS) {
-            snprintf(err, errcap, "%s", clperm_status_name(st));
-            return -1;
-        }
-        if (i >= 0) samples[i] = t1 - t0;
-    }
-    qsort(samples, (size_t)reps, sizeof *samples, cmp_double);
-    return reps % 2 ? samples[reps / 2] : 0.5 * (samples[reps / 2 - 1] + samples[reps / 2]);
 }
 
 static cl_mem upload(clperm_ctx *ctx, const void *host, size_t bytes, char *err, size_t errcap) {
@@ -237,7 +213,8 @@ int bench_permute(bench_dev *d, uint64_t n, int mode, const size_t *sizes, int n
                 variant_name(variant, sizeof variant, a, fusion, kind, es);
                 fprintf(stderr, ", permute %s", variant);
                 fflush(stderr);
-                double sec = pb_timed(&s, a, t, err, sizeof err);
+                pb_call call = {&s, a};
+                double sec = bench_timed(d, pb_run, &call, t, err, sizeof err);
                 if (sec >= 0 && verify &&
                     (clEnqueueReadBuffer(s.queue, s.dst, CL_TRUE, 0, (size_t)n * es, got, 0, NULL, NULL) != CL_SUCCESS ||
                      memcmp(got, want, (size_t)n * es) != 0)) {

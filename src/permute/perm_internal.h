@@ -82,11 +82,11 @@ clperm_status clperm__transpose_enqueue(clperm_ctx *ctx, cl_mem src, cl_mem dst,
 clperm_status clperm__perm_count_conflicts(const uint32_t *rec, uint64_t items, uint32_t w, uint32_t cap,
                                            clperm_conflict_report *out);
 
-/* Runs a trace build: fn enqueues the kernel with the record buffer `trace` of `items`
- * work-items of cap + 1 words and waits for it; the record is then read and counted in groups
- * of w into *out (zeroed first; out->tiles = groups, out->shape.w = w). */
-typedef clperm_status (*clperm__trace_fn)(clperm_ctx *ctx, void *arg, cl_mem trace, uint32_t cap);
+/* Runs a trace build: fn enqueues the kernel on the data buffers a and b (data_bytes each, zeros)
+ * with the record buffer `trace` of `items` work-items of cap + 1 words; the record is then read
+ * and counted in groups of w into *out (zeroed first; out->tiles = groups, out->shape.w = w). */
+typedef clperm_status (*clperm__trace_fn)(clperm_ctx *ctx, void *arg, cl_mem a, cl_mem b, cl_mem trace, uint32_t cap);
 clperm_status clperm__perm_trace_run(clperm_ctx *ctx, uint64_t items, uint32_t cap, uint32_t w, uint64_t groups,
-                                     clperm__trace_fn fn, void *arg, clperm_conflict_report *out);
+                                     size_t data_bytes, clperm__trace_fn fn, void *arg, clperm_conflict_report *out);
 
 #endif /* CLPERM_PERM_INTERNAL_H */

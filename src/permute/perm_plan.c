@@ -182,12 +182,6 @@ static clperm_status upload(clperm_perm_plan *pl, int step, const uint32_t *word
     return pl->sched[step] ? CLPERM_SUCCESS : err;
 }
 
-static int default_fusion(const clperm_ctx *ctx) {
-    /* Three passes on GPUs (the column step in local memory, no transposes); the paper's five on
-     * CPUs, where the transposes run from cache (docs/performance.md). */
-    return (ctx->profile.device_type & CL_DEVICE_TYPE_GPU) ? 2 : 1;
-}
-
 static clperm_status plan_build(clperm_perm_plan *pl, clperm_type index_type, const void *p, const clperm_perm_plan_opts *o) {
     clperm_ctx *ctx = pl->ctx;
     const double t0 = now();
@@ -200,7 +194,7 @@ static clperm_status plan_build(clperm_perm_plan *pl, clperm_type index_type, co
     CLPERM_RETURN_IF(plan_shape(pl->n, pl->w, lmax, (uint32_t)cap, &pl->rows, &pl->cols) != 0, CLPERM_ERROR_UNSUPPORTED);
     const uint64_t size = (uint64_t)pl->rows * pl->cols;
     CLPERM_RETURN_IF(size > UINT32_MAX / 2 || size > SIZE_MAX / 16, CLPERM_ERROR_UNSUPPORTED);
-    pl->fusion = o->fusion ? o->fusion : default_fusion(ctx);
+    pl->fusion = o->fusion ? o->fusion : ctx->tuning.perm_fusion;
 
     clperm_status st;
     build b = {pl, NULL, NULL, NULL, NULL, NULL, {NULL, NULL, NULL}, 0, 0};
@@ -239,7 +233,7 @@ static clperm_status plan_build(clperm_perm_plan *pl, clperm_type index_type, co
         clperm__parallel_for(threads, last - b.first, build_schedules, &b);
         clperm__progress_report(&pg, (double)last / (double)lines);
     }
-    CLPERM_CHECK(b.failed == 1 ? CLPERM_ERROR_OUT_OF_HOST_MEMORY : b.failed ? CLPERM_ERROR_INVALID_ARGUMENT : CLPERM_SUCCESS);
+    CLPERM_CHECK(b.failed == 1 ? CLPERM_ERROR_OUT_OF_HOST_MEMORY : b.failed ? CLPERM_ERROR_INTERNAL : CLPERM_SUCCESS);
     const double t3 = now();
     for (int s = 0; s < 3; s++) CLPERM_CHECK(upload(pl, s, b.s[s]));
     pg.lo = 0, pg.hi = 1;
@@ -377,19 +371,19 @@ static clperm_status step_kernel(clperm_perm_plan *pl, uint32_t len, int columns
     uint64_t positions = (uint64_t)len * (columns ? s->wc : s->group);
     s->wg = step_wg(positions, pl->w, cap);
     s->items = (uint32_t)(positions / s->wg);
-    char options[384];
-    snprintf(options, sizeof options,
-             "-DCLPERM_PM_ITEM=%s -DCLPERM_PM_TRACE=%d -DCLPERM_PM_LEN=%u -DCLPERM_PM_WG=%u -DCLPERM_PM_NS=%u "
-             "-DCLPERM_PM_GROUP=%u -DCLPERM_PM_WC=%u -DCLPERM_PM_SKEW=%u",
-             clperm__perm_item_type(s->slice), trace, len, s->wg, (unsigned)(bytes / s->slice), s->group,
-             columns ? s->wc : 1, columns && s->wc > 1 ? wsl / s->wc : 0);
+    char storage[384];
+    clperm__buf options = clperm__buf_on(storage, sizeof storage);
+    clperm__buf_add(&options,
+                    "-DCLPERM_PM_ITEM=%s -DCLPERM_PM_TRACE=%d -DCLPERM_PM_LEN=%u -DCLPERM_PM_WG=%u -DCLPERM_PM_NS=%u "
+                    "-DCLPERM_PM_GROUP=%u -DCLPERM_PM_WC=%u -DCLPERM_PM_SKEW=%u",
+                    clperm__perm_item_type(s->slice), trace, len, s->wg, (unsigned)(bytes / s->slice), s->group,
+                    columns ? s->wc : 1, columns && s->wc > 1 ? wsl / s->wc : 0);
+    CLPERM_TRY(clperm__buf_status(&options));
     const char *texts[2] = {clperm__cl_permute_permute_common_h, clperm__cl_permute_perm_plan_cl};
     size_t lengths[2] = {clperm__cl_permute_permute_common_h_size, clperm__cl_permute_perm_plan_cl_size};
     clperm__source src = {"perm_plan", 2, texts, lengths};
-    return clperm__kernel_get(pl->ctx, &src, options, columns ? "clperm_perm_cols" : "clperm_perm_rows", &s->kernel);
+    return clperm__kernel_get(pl->ctx, &src, storage, columns ? "clperm_perm_cols" : "clperm_perm_rows", &s->kernel);
 }
-
-#define ARG(k, i, v) err = err != CL_SUCCESS ? err : clSetKernelArg(k, i, sizeof(v), &(v))
 
 static clperm_status enqueue_step(clperm_ctx *ctx, const step *s, uint64_t groups, cl_uint num_events,
                                   const cl_event *events, cl_event *event) {
@@ -403,36 +397,36 @@ static clperm_status enqueue_step(clperm_ctx *ctx, const step *s, uint64_t group
 static clperm_status run_rows(clperm_ctx *ctx, const step *s, cl_mem src, cl_mem dst, cl_mem sched, uint64_t nrows,
                               uint64_t src_items, uint64_t dst_items, cl_mem trace, cl_uint cap, cl_uint num_events,
                               const cl_event *events, cl_event *event) {
-    cl_int err = CL_SUCCESS;
     cl_ulong nr = nrows, si = src_items, di = dst_items;
-    ARG(s->kernel, 0, src);
-    ARG(s->kernel, 1, dst);
-    ARG(s->kernel, 2, sched);
-    ARG(s->kernel, 3, nr);
-    ARG(s->kernel, 4, si);
-    ARG(s->kernel, 5, di);
+    clperm__args a = {s->kernel, 0, CL_SUCCESS};
+    CLPERM__ARG(a, src);
+    CLPERM__ARG(a, dst);
+    CLPERM__ARG(a, sched);
+    CLPERM__ARG(a, nr);
+    CLPERM__ARG(a, si);
+    CLPERM__ARG(a, di);
     if (trace) {
-        ARG(s->kernel, 6, trace);
-        ARG(s->kernel, 7, cap);
+        CLPERM__ARG(a, trace);
+        CLPERM__ARG(a, cap);
     }
-    CLPERM_TRY(err);
+    CLPERM_TRY(a.err);
     return enqueue_step(ctx, s, (nrows + s->group - 1) / s->group, num_events, events, event);
 }
 
 /* Column-wise step in place on a matrix of s->len rows by cols columns. */
 static clperm_status run_cols(clperm_ctx *ctx, const step *s, cl_mem buf, cl_mem sched, uint64_t cols, cl_mem trace,
                               cl_uint cap, cl_uint num_events, const cl_event *events, cl_event *event) {
-    cl_int err = CL_SUCCESS;
     cl_ulong c = cols;
-    ARG(s->kernel, 0, buf);
-    ARG(s->kernel, 1, buf);
-    ARG(s->kernel, 2, sched);
-    ARG(s->kernel, 3, c);
+    clperm__args a = {s->kernel, 0, CL_SUCCESS};
+    CLPERM__ARG(a, buf);
+    CLPERM__ARG(a, buf);
+    CLPERM__ARG(a, sched);
+    CLPERM__ARG(a, c);
     if (trace) {
-        ARG(s->kernel, 4, trace);
-        ARG(s->kernel, 5, cap);
+        CLPERM__ARG(a, trace);
+        CLPERM__ARG(a, cap);
     }
-    CLPERM_TRY(err);
+    CLPERM_TRY(a.err);
     return enqueue_step(ctx, s, cols / s->wc, num_events, events, event);
 }
 
@@ -468,6 +462,7 @@ static clperm_status execute_checked(clperm_perm_plan *pl, cl_mem src, cl_mem ds
     CLPERM_TRY(clperm__check_events(num_events, events));
     CLPERM_TRY(clperm__check_buffer(ctx, src, pl->n, bytes, 0));
     CLPERM_TRY(clperm__check_buffer(ctx, dst, pl->n, bytes, 1));
+    CLPERM_TRY(clperm__check_overlap(src, pl->n * bytes, dst, pl->n * bytes, 1));
     step outer, middle;
     CLPERM_TRY(step_kernel(pl, pl->cols, 0, bytes, 0, &outer));
     CLPERM_TRY(step_kernel(pl, pl->rows, pl->fusion == 2, bytes, 0, &middle));
@@ -502,36 +497,15 @@ clperm_status clperm_perm_plan_execute(clperm_perm_plan *plan, cl_mem src, cl_me
 typedef struct step_trace {
     const step *s;
     int columns;
-    size_t bytes;   /* item size */
     uint64_t lines; /* rows (columns) traced */
     cl_mem sched;   /* their schedule words */
 } step_trace;
 
-static clperm_status step_trace_fn(clperm_ctx *ctx, void *arg, cl_mem trace, uint32_t cap) {
+static clperm_status step_trace_fn(clperm_ctx *ctx, void *arg, cl_mem a, cl_mem b, cl_mem trace, uint32_t cap) {
     step_trace *t = arg;
-    const step *s = t->s;
-    uint64_t items = t->lines * s->len;
-    size_t bytes = (size_t)(items * t->bytes);
-    clperm_status st;
-    cl_int err = CL_SUCCESS;
-    cl_mem a = NULL, b = NULL;
-    /* Written from the host: checkers such as Oclgrind take filled buffers for uninitialised. */
-    void *zeros = calloc(bytes, 1);
-    CLPERM_CHECK(zeros ? CLPERM_SUCCESS : CLPERM_ERROR_OUT_OF_HOST_MEMORY);
-    a = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, zeros, &err);
-    CLPERM_CHECK(err);
-    b = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, zeros, &err);
-    CLPERM_CHECK(err);
-    if (t->columns)
-        CLPERM_CHECK(run_cols(ctx, s, a, t->sched, t->lines, trace, cap, 0, NULL, NULL));
-    else
-        CLPERM_CHECK(run_rows(ctx, s, a, b, t->sched, t->lines, items, items, trace, cap, 0, NULL, NULL));
-    CLPERM_CHECK(clFinish(ctx->queue));
-cleanup:
-    if (a) clReleaseMemObject(a);
-    if (b) clReleaseMemObject(b);
-    free(zeros);
-    return st;
+    uint64_t items = t->lines * t->s->len;
+    if (t->columns) return run_cols(ctx, t->s, a, t->sched, t->lines, trace, cap, 0, NULL, NULL);
+    return run_rows(ctx, t->s, a, b, t->sched, t->lines, items, items, trace, cap, 0, NULL, NULL);
 }
 
 /* Traces `lines` rows (or columns) of step `which` with its schedule, or the naive one (work-item
@@ -564,12 +538,12 @@ static clperm_status trace_step(clperm_perm_plan *pl, int which, size_t bytes, u
                            &err);
     CLPERM_CHECK(err);
     CLPERM_CHECK(step_kernel(pl, len, columns, bytes, 1, &s));
-    step_trace t = {&s, columns, bytes, lines, sched};
+    step_trace t = {&s, columns, lines, sched};
     uint64_t groups = columns ? lines / s.wc : (lines + s.group - 1) / s.group;
     uint32_t cap = 4 * s.items * (uint32_t)(bytes / s.slice);
     clperm_conflict_report r;
-    CLPERM_CHECK(clperm__perm_trace_run(ctx, groups * s.wg, cap, clperm__perm_banks(ctx, s.slice), groups, step_trace_fn,
-                                        &t, &r));
+    CLPERM_CHECK(clperm__perm_trace_run(ctx, groups * s.wg, cap, clperm__perm_banks(ctx, s.slice), groups,
+                                        (size_t)(lines * len * bytes), step_trace_fn, &t, &r));
     out->tiles += r.tiles;
     out->steps += r.steps;
     out->accesses += r.accesses;

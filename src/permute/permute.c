@@ -33,27 +33,23 @@ static unsigned log2u(uint64_t x) {
 /* The program of permute.cl for items of `bytes` (and indices of index_bytes, 0: none). */
 static clperm_status pm_kernel(clperm_ctx *ctx, size_t bytes, size_t index_bytes, int naive, int trace,
                                const char *name, cl_kernel *out) {
-    char options[256];
-    snprintf(options, sizeof options, "-DCLPERM_PM_ITEM=%s -DCLPERM_PM_W=%u -DCLPERM_PM_NAIVE=%d -DCLPERM_PM_TRACE=%d",
-             clperm__perm_item_type(bytes), clperm__perm_banks(ctx, bytes), naive, trace);
-    if (index_bytes) clperm__appendf(options, sizeof options, " -DCLPERM_PM_INDEX=%s", index_bytes == 8 ? "ulong" : "uint");
+    char storage[256];
+    clperm__buf options = clperm__buf_on(storage, sizeof storage);
+    clperm__buf_add(&options, "-DCLPERM_PM_ITEM=%s -DCLPERM_PM_W=%u -DCLPERM_PM_NAIVE=%d -DCLPERM_PM_TRACE=%d",
+                    clperm__perm_item_type(bytes), clperm__perm_banks(ctx, bytes), naive, trace);
+    if (index_bytes) clperm__buf_add(&options, " -DCLPERM_PM_INDEX=%s", index_bytes == 8 ? "ulong" : "uint");
+    CLPERM_TRY(clperm__buf_status(&options));
     const char *texts[2] = {clperm__cl_permute_permute_common_h, clperm__cl_permute_permute_cl};
     size_t lengths[2] = {clperm__cl_permute_permute_common_h_size, clperm__cl_permute_permute_cl_size};
     clperm__source src = {"permute", 2, texts, lengths};
-    return clperm__kernel_get(ctx, &src, options, name, out);
+    return clperm__kernel_get(ctx, &src, storage, name, out);
 }
-
-#define ARG(k, i, v) err = err != CL_SUCCESS ? err : clSetKernelArg(k, i, sizeof(v), &(v))
 
 static clperm_status enqueue(clperm_ctx *ctx, cl_kernel k, uint64_t groups, size_t local, cl_uint num_events,
                              const cl_event *events, cl_event *event) {
     CLPERM_RETURN_IF(groups > SIZE_MAX / local, CLPERM_ERROR_SIZE_OVERFLOW);
     size_t global = (size_t)groups * local;
     return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, num_events, events, event);
-}
-
-static clperm_status nothing(clperm_ctx *ctx, cl_uint num_events, const cl_event *events, cl_event *event) {
-    return event ? clEnqueueMarkerWithWaitList(ctx->queue, num_events, events, event) : CLPERM_SUCCESS;
 }
 
 /* Checks common to the out-of-place permutations of n items. */
@@ -63,8 +59,7 @@ static clperm_status check_pair(const clperm_ctx *ctx, cl_mem src, cl_mem dst, u
     CLPERM_TRY(clperm__check_events(num_events, events));
     CLPERM_TRY(clperm__check_buffer(ctx, src, n, elem_size, 0));
     CLPERM_TRY(clperm__check_buffer(ctx, dst, n, elem_size, 1));
-    CLPERM_RETURN_IF(src == dst, CLPERM_ERROR_INVALID_ARGUMENT);
-    return CLPERM_SUCCESS;
+    return clperm__check_overlap(src, n * elem_size, dst, n * elem_size, 0);
 }
 
 /* ---- conventional ---- */
@@ -76,39 +71,40 @@ static clperm_status indexed_checked(clperm_ctx *ctx, const char *name, cl_mem s
     CLPERM_RETURN_IF(!ib, CLPERM_ERROR_INVALID_TYPE);
     CLPERM_TRY(check_pair(ctx, src, dst, n, elem_size, num_events, events));
     CLPERM_TRY(clperm__check_buffer(ctx, idx, n, ib, 0));
-    CLPERM_RETURN_IF(idx == dst, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_TRY(clperm__check_overlap(idx, n * ib, dst, n * elem_size, 0));
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
-    if (n == 0) return nothing(ctx, num_events, events, event);
+    if (n == 0) return clperm__empty_call(ctx, num_events, events, event);
     cl_kernel k;
     CLPERM_TRY(pm_kernel(ctx, elem_size, ib, 0, 0, name, &k));
-    cl_int err = CL_SUCCESS;
     cl_ulong nn = n;
-    ARG(k, 0, src);
-    ARG(k, 1, dst);
-    ARG(k, 2, idx);
-    ARG(k, 3, nn);
-    CLPERM_TRY(err);
+    clperm__args a = {k, 0, CL_SUCCESS};
+    CLPERM__ARG(a, src);
+    CLPERM__ARG(a, dst);
+    CLPERM__ARG(a, idx);
+    CLPERM__ARG(a, nn);
+    CLPERM_TRY(a.err);
     return enqueue(ctx, k, (n + 255) / 256, 256, num_events, events, event);
+}
+
+static clperm_status indexed(clperm_ctx *ctx, const char *name, cl_mem src, cl_mem dst, uint64_t n, size_t elem_size,
+                             clperm_type index_type, cl_mem idx, cl_uint num_events, const cl_event *events,
+                             cl_event *event) {
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    clperm_status st = indexed_checked(ctx, name, src, dst, n, elem_size, index_type, idx, num_events, events, event);
+    clperm__ctx_leave(ctx);
+    return st;
 }
 
 clperm_status clperm_permute_scatter(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t n, size_t elem_size,
                                      clperm_type index_type, cl_mem p, cl_uint num_events, const cl_event *events,
                                      cl_event *event) {
-    CLPERM_TRY(clperm__ctx_enter(ctx));
-    clperm_status st = indexed_checked(ctx, "clperm_permute_scatter", src, dst, n, elem_size, index_type, p,
-                                       num_events, events, event);
-    clperm__ctx_leave(ctx);
-    return st;
+    return indexed(ctx, "clperm_permute_scatter", src, dst, n, elem_size, index_type, p, num_events, events, event);
 }
 
 clperm_status clperm_permute_gather(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t n, size_t elem_size,
                                     clperm_type index_type, cl_mem q, cl_uint num_events, const cl_event *events,
                                     cl_event *event) {
-    CLPERM_TRY(clperm__ctx_enter(ctx));
-    clperm_status st = indexed_checked(ctx, "clperm_permute_gather", src, dst, n, elem_size, index_type, q,
-                                       num_events, events, event);
-    clperm__ctx_leave(ctx);
-    return st;
+    return indexed(ctx, "clperm_permute_gather", src, dst, n, elem_size, index_type, q, num_events, events, event);
 }
 
 /* ---- regular ---- */
@@ -123,20 +119,13 @@ typedef struct regular_run {
     cl_uint trace_cap;
 } regular_run;
 
-/* The regular kernels' kind: 1 local tiles (GPUs), 2 blocked, straight from src to dst (CPUs).
- * Trace builds always take the local tiles. */
-int clperm__permute_kernel(const clperm_ctx *ctx) {
-    int k = ctx->params[CLPERM_PARAM_PERMUTE_KERNEL];
-    if (k) return k;
-    return (ctx->profile.device_type & CL_DEVICE_TYPE_CPU) ? 2 : 1;
-}
 
-/* Enqueues one regular permutation of src into dst (arguments already checked, n > 0). */
+/* Enqueues one regular permutation of src into dst (arguments already checked, n > 0), with the
+ * device's kernel kind (CLPERM_PARAM_PERMUTE_KERNEL); trace builds always take the local tiles. */
 static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem src, cl_mem dst, cl_uint num_events,
                                  const cl_event *events, cl_event *event) {
-    int trace = r->trace != NULL, blocked = !trace && clperm__permute_kernel(ctx) == 2;
+    int trace = r->trace != NULL, blocked = !trace && clperm__permute_kernel(ctx) == CLPERM_PERMUTE_KERNEL_BLOCKED;
     cl_kernel k;
-    cl_int err = CL_SUCCESS;
     if (r->kind == CLPERM_PERMUTE_TRANSPOSE) {
         if ((r->rows == 1 || r->cols == 1) && !trace)
             return clEnqueueCopyBuffer(ctx->queue, src, dst, 0, 0, (size_t)(r->rows * r->cols * r->bytes), num_events,
@@ -148,16 +137,17 @@ static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem s
                              &k));
         cl_ulong rows = r->rows, cols = r->cols;
         cl_uint tc = (cl_uint)tiles_c;
-        ARG(k, 0, src);
-        ARG(k, 1, dst);
-        ARG(k, 2, rows);
-        ARG(k, 3, cols);
-        ARG(k, 4, tc);
+        clperm__args a = {k, 0, CL_SUCCESS};
+        CLPERM__ARG(a, src);
+        CLPERM__ARG(a, dst);
+        CLPERM__ARG(a, rows);
+        CLPERM__ARG(a, cols);
+        CLPERM__ARG(a, tc);
         if (trace) {
-            ARG(k, 5, r->trace);
-            ARG(k, 6, r->trace_cap);
+            CLPERM__ARG(a, r->trace);
+            CLPERM__ARG(a, r->trace_cap);
         }
-        CLPERM_TRY(err);
+        CLPERM_TRY(a.err);
         return enqueue(ctx, k, tiles_r * tiles_c, 256, num_events, events, event);
     }
     uint64_t n = r->rows;
@@ -168,11 +158,12 @@ static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem s
          * run in order there). */
         CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, 0, 0, bitrev ? "clperm_bit_reversal_direct" : "clperm_shuffle_direct", &k));
         cl_uint inverse = r->kind == CLPERM_PERMUTE_UNSHUFFLE;
-        ARG(k, 0, src);
-        ARG(k, 1, dst);
-        ARG(k, 2, kk);
-        if (!bitrev) ARG(k, 3, inverse);
-        CLPERM_TRY(err);
+        clperm__args a = {k, 0, CL_SUCCESS};
+        CLPERM__ARG(a, src);
+        CLPERM__ARG(a, dst);
+        CLPERM__ARG(a, kk);
+        if (!bitrev) CLPERM__ARG(a, inverse);
+        CLPERM_TRY(a.err);
         size_t local = n < 256 ? (size_t)n : 256;
         return enqueue(ctx, k, n / local, local, num_events, events, event);
     }
@@ -180,14 +171,15 @@ static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem s
                        : r->kind == CLPERM_PERMUTE_SHUFFLE ? "clperm_shuffle_tiled"
                                                            : "clperm_unshuffle_tiled";
     CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, r->naive, trace, name, &k));
-    ARG(k, 0, src);
-    ARG(k, 1, dst);
-    ARG(k, 2, kk);
+    clperm__args a = {k, 0, CL_SUCCESS};
+    CLPERM__ARG(a, src);
+    CLPERM__ARG(a, dst);
+    CLPERM__ARG(a, kk);
     if (trace) {
-        ARG(k, 3, r->trace);
-        ARG(k, 4, r->trace_cap);
+        CLPERM__ARG(a, r->trace);
+        CLPERM__ARG(a, r->trace_cap);
     }
-    CLPERM_TRY(err);
+    CLPERM_TRY(a.err);
     return enqueue(ctx, k, n / 1024, 256, num_events, events, event);
 }
 
@@ -208,7 +200,7 @@ static clperm_status regular_checked(clperm_ctx *ctx, const regular_run *r, cl_m
     }
     CLPERM_TRY(check_pair(ctx, src, dst, n, r->bytes, num_events, events));
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
-    if (n == 0) return nothing(ctx, num_events, events, event);
+    if (n == 0) return clperm__empty_call(ctx, num_events, events, event);
     return run_regular(ctx, r, src, dst, num_events, events, event);
 }
 
@@ -242,17 +234,24 @@ clperm_status clperm_permute_shuffle(clperm_ctx *ctx, cl_mem src, cl_mem dst, ui
 /* ---- the bank-conflict check ---- */
 
 clperm_status clperm__perm_trace_run(clperm_ctx *ctx, uint64_t items, uint32_t cap, uint32_t w, uint64_t groups,
-                                     clperm__trace_fn fn, void *arg, clperm_conflict_report *out) {
+                                     size_t data_bytes, clperm__trace_fn fn, void *arg, clperm_conflict_report *out) {
     CLPERM_RETURN_IF(items == 0 || items > SIZE_MAX / 4 / (cap + (uint64_t)1), CLPERM_ERROR_SIZE_OVERFLOW);
     size_t words = (size_t)(items * (cap + (uint64_t)1));
     clperm_status st;
     cl_int err = CL_SUCCESS;
     uint32_t *rec = malloc(words * 4);
-    cl_mem dt = NULL;
-    CLPERM_CHECK(rec ? CLPERM_SUCCESS : CLPERM_ERROR_OUT_OF_HOST_MEMORY);
+    /* The data, written from the host: checkers such as Oclgrind take filled buffers for
+     * uninitialised. */
+    void *zeros = calloc(data_bytes, 1);
+    cl_mem dt = NULL, a = NULL, b = NULL;
+    CLPERM_CHECK(rec && zeros ? CLPERM_SUCCESS : CLPERM_ERROR_OUT_OF_HOST_MEMORY);
     dt = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, words * 4, NULL, &err);
     CLPERM_CHECK(err);
-    CLPERM_CHECK(fn(ctx, arg, dt, cap));
+    a = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, data_bytes, zeros, &err);
+    CLPERM_CHECK(err);
+    b = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, data_bytes, zeros, &err);
+    CLPERM_CHECK(err);
+    CLPERM_CHECK(fn(ctx, arg, a, b, dt, cap));
     CLPERM_CHECK(clEnqueueReadBuffer(ctx->queue, dt, CL_TRUE, 0, words * 4, rec, 0, NULL, NULL));
     memset(out, 0, sizeof *out);
     out->tiles = groups;
@@ -261,7 +260,10 @@ clperm_status clperm__perm_trace_run(clperm_ctx *ctx, uint64_t items, uint32_t c
 cleanup:
     if (st != CLPERM_SUCCESS) clFinish(ctx->queue);
     if (dt) clReleaseMemObject(dt);
+    if (a) clReleaseMemObject(a);
+    if (b) clReleaseMemObject(b);
     free(rec);
+    free(zeros);
     return st;
 }
 
@@ -303,28 +305,11 @@ typedef struct regular_trace {
     uint64_t n;
 } regular_trace;
 
-static clperm_status regular_trace_fn(clperm_ctx *ctx, void *arg, cl_mem trace, uint32_t cap) {
+static clperm_status regular_trace_fn(clperm_ctx *ctx, void *arg, cl_mem src, cl_mem dst, cl_mem trace, uint32_t cap) {
     regular_trace *t = arg;
-    size_t bytes = (size_t)(t->n * t->run.bytes);
-    clperm_status st;
-    cl_int err = CL_SUCCESS;
-    cl_mem src = NULL, dst = NULL;
-    /* Written from the host: checkers such as Oclgrind take filled buffers for uninitialised. */
-    void *zeros = calloc(bytes, 1);
-    CLPERM_CHECK(zeros ? CLPERM_SUCCESS : CLPERM_ERROR_OUT_OF_HOST_MEMORY);
-    src = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, zeros, &err);
-    CLPERM_CHECK(err);
-    dst = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    CLPERM_CHECK(err);
     t->run.trace = trace;
     t->run.trace_cap = cap;
-    CLPERM_CHECK(run_regular(ctx, &t->run, src, dst, 0, NULL, NULL));
-    CLPERM_CHECK(clFinish(ctx->queue));
-cleanup:
-    if (src) clReleaseMemObject(src);
-    if (dst) clReleaseMemObject(dst);
-    free(zeros);
-    return st;
+    return run_regular(ctx, &t->run, src, dst, 0, NULL, NULL);
 }
 
 static clperm_status regular_conflicts_checked(clperm_ctx *ctx, clperm_permute_kind kind, size_t elem_size,
@@ -344,8 +329,8 @@ static clperm_status regular_conflicts_checked(clperm_ctx *ctx, clperm_permute_k
         t.n = rows;
         groups = rows / 1024;
     }
-    return clperm__perm_trace_run(ctx, groups * 256, 16, clperm__perm_banks(ctx, elem_size), groups, regular_trace_fn,
-                                  &t, out);
+    return clperm__perm_trace_run(ctx, groups * 256, 16, clperm__perm_banks(ctx, elem_size), groups,
+                                  (size_t)(t.n * elem_size), regular_trace_fn, &t, out);
 }
 
 clperm_status clperm_permute_conflicts(clperm_ctx *ctx, clperm_permute_kind kind, size_t elem_size, uint64_t rows,
