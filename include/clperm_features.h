@@ -53,4 +53,9 @@ typedef uint64_t clperm_u64;
 #define CLPERM_RNG_OUTPUT_FLOAT 3
 #define CLPERM_RNG_OUTPUT_DOUBLE 4
 
+/* ---- offline permutations: a word of the scheduled permutation's steps is S | D << SHIFT, the
+ * item at position S of a row goes to position D (both below 2^SHIFT) ---- */
+#define CLPERM_PERM_SCHED_SHIFT 16
+#define CLPERM_PERM_SCHED_MASK 0xFFFFu
+
 #endif /* CLPERM_FEATURES_H */

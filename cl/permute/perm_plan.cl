@@ -9,7 +9,8 @@
  *                     items at a time into local memory, each column permuted by its schedule,
  *                     written back the same way.
  *
- * A schedule word is S | D << 16: the item at position S of the row (column) goes to position D.
+ * A schedule word is S | D << CLPERM_PERM_SCHED_SHIFT (clperm_features.h): the item at position S
+ * of the row (column) goes to position D.
  * Work-item x of a row handles the words x, x + WG, ...: the host ordered each row's words so
  * that any aligned 2^s consecutive ones have distinct S and distinct D modulo 2^s, which makes
  * both the gather from S and the scatter to D free of bank conflicts.
@@ -62,9 +63,9 @@ __kernel PP_ATTRS void clperm_perm_rows(__global const pm_item *src, __global pm
     PM_TRACE_BEGIN;
     for (uint q = 0; q < PP_ROW_ITEMS; q++) {
         uint x = lid + q * PP_WG, g = x / PP_LEN * PP_LEN;
-        uint word = x < valid ? sched[base + x] : (x - g) * 0x10001u;
-        from[q] = g + (word & 0xFFFFu);
-        to[q] = g + (word >> 16);
+        uint word = x < valid ? sched[base + x] : (x - g) * (1u + (1u << CLPERM_PERM_SCHED_SHIFT));
+        from[q] = g + (word & CLPERM_PERM_SCHED_MASK);
+        to[q] = g + (word >> CLPERM_PERM_SCHED_SHIFT);
     }
     for (uint s = 0; s < PP_NS; s++) {
         for (uint q = 0; q < PP_ROW_ITEMS; q++) {
@@ -108,8 +109,8 @@ __kernel PP_ATTRS void clperm_perm_cols(__global const pm_item *src, __global pm
     for (uint q = 0; q < PP_COL_ITEMS; q++) {
         uint x = lid + q * PP_WG, cc = x / PP_LEN, t = x - cc * PP_LEN;
         uint word = sched[(c0 + cc) * PP_LEN + t];
-        from[q] = PP_COL_ADDR(cc, word & 0xFFFFu);
-        to[q] = PP_COL_ADDR(cc, word >> 16);
+        from[q] = PP_COL_ADDR(cc, word & CLPERM_PERM_SCHED_MASK);
+        to[q] = PP_COL_ADDR(cc, word >> CLPERM_PERM_SCHED_SHIFT);
     }
     for (uint s = 0; s < PP_NS; s++) {
         for (uint q = 0; q < PP_COL_ITEMS; q++) {

@@ -490,7 +490,8 @@ static void order_group(const uint16_t *pi, uint32_t *grp, uint32_t w) {
 }
 
 int clperm__perm_schedule(clperm__sched_ws *ws, uint32_t len, uint32_t w, const uint16_t *pi, uint32_t *sched) {
-    if (w != ws->w || w < 2 || w > 64 || (w & (w - 1)) || len == 0 || len % w || len > ws->max_len || len > 65536)
+    if (w != ws->w || w < 2 || w > 64 || (w & (w - 1)) || len == 0 || len % w || len > ws->max_len ||
+        len > CLPERM_PERM_SCHED_MASK + 1)
         return -1;
     /* pi must be a permutation (the plan builds it so; checked all the same). */
     memset(ws->bit, 0, len);
@@ -523,6 +524,6 @@ int clperm__perm_schedule(clperm__sched_ws *ws, uint32_t len, uint32_t w, const 
         ws->stack[top++] = off + w * d / 2;
         ws->stack[top++] = d / 2;
     }
-    for (uint32_t t = 0; t < len; t++) sched[t] = ws->lst[t] | (uint32_t)pi[ws->lst[t]] << 16;
+    for (uint32_t t = 0; t < len; t++) sched[t] = ws->lst[t] | (uint32_t)pi[ws->lst[t]] << CLPERM_PERM_SCHED_SHIFT;
     return 0;
 }

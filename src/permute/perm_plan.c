@@ -89,7 +89,7 @@ int clperm__parallel_for(int threads, uint64_t count, void (*fn)(void *, uint64_
  * positions fit the schedule's 16 bits. */
 static uint32_t longest_row(const clperm_ctx *ctx, uint32_t w) {
     uint64_t l = ctx->profile.local_mem_bytes / 4;
-    if (l > 65536) l = 65536;
+    if (l > CLPERM_PERM_SCHED_MASK + 1) l = CLPERM_PERM_SCHED_MASK + 1;
     return (uint32_t)(l / w * w);
 }
 
@@ -530,8 +530,8 @@ static clperm_status trace_step(clperm_perm_plan *pl, int which, size_t bytes, u
     if (naive) {
         for (uint64_t r = 0; r < lines; r++)
             for (uint32_t t = 0; t < len; t++) {
-                uint32_t x = w[r * len + t], from = x & 0xFFFFu;
-                nv[r * len + from] = from | (x & 0xFFFF0000u);
+                uint32_t x = w[r * len + t], from = x & CLPERM_PERM_SCHED_MASK;
+                nv[r * len + from] = from | (x & ~CLPERM_PERM_SCHED_MASK);
             }
     }
     sched = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (size_t)words * 4, naive ? nv : w,
