@@ -101,15 +101,13 @@ Test(rng_host, known_answers) {
         clperm_rng_spec spec = {(clperm_rng_family)family, k};
         cr_assert_eq(clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_U32, got, 16, seed, stream), CLPERM_SUCCESS, "%s %u", fam, k);
         cr_assert_eq(memcmp(got, want, sizeof got), 0, "%s k=%u differs from its known answer", fam, k);
-        for (size_t dev = 0; dev < test_device_count(); dev++) {
-            clperm_ctx *ctx = test_open(dev);
+        TEST_EACH_DEVICE_PRESENT(ctx) {
             cl_mem d = test_buffer(ctx, sizeof got, NULL);
             cr_assert_eq(clperm_rng_fill(ctx, &spec, CLPERM_RNG_OUT_U32, d, 16, seed, stream, 0, NULL, NULL), CLPERM_SUCCESS);
             memset(got, 0, sizeof got);
             cr_assert_eq(test_read(ctx, d, sizeof got, got), 0);
             cr_assert_eq(memcmp(got, want, sizeof got), 0, "%s k=%u on %s", fam, k, test_device_label(ctx));
             clReleaseMemObject(d);
-            clperm_ctx_free(ctx);
         }
         lines++;
     }
@@ -201,8 +199,7 @@ static const uint64_t sizes[] = {1, 2, 7, 8, 9, 31, 33, 63, 65, 97, 2047, 2049, 
 #endif
 
 Test(rng, device_equals_host) {
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         for (size_t t = 0; t < 2 * NTABLES; t++) { /* each table with each kernel kind */
             int kind = 1 + (int)(t / NTABLES);
             if (tables[t % NTABLES].k > SMALL_K) continue;
@@ -232,7 +229,6 @@ Test(rng, device_equals_host) {
                 }
             }
         }
-        clperm_ctx_free(ctx);
     }
 }
 
@@ -259,8 +255,7 @@ static const char *user_kernel =
     "}\n";
 
 Test(rng, users_kernel_draws_the_host_streams) {
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         for (size_t t = 0; t < NTABLES; t++) {
             if (tables[t].k > SMALL_K) continue;
             clperm_rng_spec spec = {(clperm_rng_family)tables[t].family, tables[t].k};
@@ -334,13 +329,11 @@ Test(rng, users_kernel_draws_the_host_streams) {
             clReleaseKernel(kern);
             clReleaseProgram(prog);
         }
-        clperm_ctx_free(ctx);
     }
 }
 
 Test(rng, bad_input_writes_nothing) {
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         uint32_t init[64];
         for (int i = 0; i < 64; i++) init[i] = 0xC0FFEE00u + (uint32_t)i;
         cl_mem d = test_buffer(ctx, sizeof init, init);
@@ -374,6 +367,5 @@ Test(rng, bad_input_writes_nothing) {
         cr_assert_eq(clperm_rng_default(ctx, &def), CLPERM_SUCCESS);
         cr_assert(clperm_rng_state_bits(&def) >= 256, "default family %d k %u", def.family, def.k);
         clReleaseMemObject(d);
-        clperm_ctx_free(ctx);
     }
 }

@@ -343,17 +343,12 @@ static void check_case(clperm_ctx *ctx, const config *cfg, int what, uint64_t n,
 
 /* full: every item size and the LCG too (the default configuration); else permutations only. */
 static void check_config(const config *cfg, int full) {
-    size_t count = test_device_count();
-    if (!count) cr_skip_test("no OpenCL device present");
     uint64_t seed = test_seed();
     cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
     int ran = 0;
-    for (size_t d = 0; d < count; d++) {
-        clperm_ctx *ctx = test_open(d);
-        cr_assert(ctx, "cannot open device %zu", d);
+    TEST_EACH_DEVICE(ctx) {
         if (!apply(ctx, cfg)) {
             cr_log_info("%s: %s not supported, skipped", test_device_label(ctx), cfg->name);
-            clperm_ctx_free(ctx);
             continue;
         }
         uint64_t sizes[32];
@@ -374,7 +369,6 @@ static void check_config(const config *cfg, int full) {
 #endif
         }
         ran++;
-        clperm_ctx_free(ctx);
     }
     if (!ran) cr_skip_test("%s: no device can run it", cfg->name);
 }
@@ -406,11 +400,7 @@ SHUFFLE_TEST(ptx_lookback_small_tiles, 0,    3,    1,    3,    0,  64,  1)
 
 /* Bad input: a clear status, and nothing written to the output. */
 Test(shuffle, bad_input_writes_nothing) {
-    size_t count = test_device_count();
-    if (!count) cr_skip_test("no OpenCL device present");
-    for (size_t d = 0; d < count; d++) {
-        clperm_ctx *ctx = test_open(d);
-        cr_assert(ctx);
+    TEST_EACH_DEVICE(ctx) {
         const uint64_t n = 1000;
         unsigned char pattern[8000], back[8000];
         memset(pattern, 0x3c, sizeof pattern);
@@ -452,19 +442,14 @@ Test(shuffle, bad_input_writes_nothing) {
                       test_device_label(ctx), b);
             clReleaseMemObject(bufs[b]);
         }
-        clperm_ctx_free(ctx);
     }
 }
 
 /* Calls in a row on one context share the look-back state with scans in between. */
 Test(shuffle, interleaved_with_scans) {
-    size_t count = test_device_count();
-    if (!count) cr_skip_test("no OpenCL device present");
     uint64_t seed = test_seed();
     const config cfg = {"interleaved", 3, 0, 0, 0, 0, 0};
-    for (size_t d = 0; d < count; d++) {
-        clperm_ctx *ctx = test_open(d);
-        cr_assert(ctx);
+    TEST_EACH_DEVICE(ctx) {
         apply(ctx, &cfg);
         const uint64_t sizes[] = {3000, 40001, 17, 3000};
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -481,6 +466,5 @@ Test(shuffle, interleaved_with_scans) {
             }
             clReleaseMemObject(b);
         }
-        clperm_ctx_free(ctx);
     }
 }
