@@ -6,8 +6,8 @@
  * seed, chaining the calls with events (upload -> shuffle -> non-blocking read), and checks the
  * result against clperm_shuffle_host, which computes the same permutation on the host.
  *
- * Prints one line per epoch; exits 0 when every epoch matched, 1 on any failure. README.md shows
- * the part between the <readme> markers. */
+ * Prints one line per epoch; exits 0 when every epoch matched, 1 on any failure. README.md's
+ * example is the part of main between the two readme comments (a test checks that they agree). */
 #include <clperm.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,8 +70,9 @@ int main(void) {
     TRY(clperm_ctx_create(&ctx, context, device, queue));
     TRY(clEnqueueWriteBuffer(queue, data, CL_FALSE, 0, bytes, records, 0, NULL, &uploaded));
     for (int epoch = 1; epoch <= EPOCHS; epoch++) {
-        /* shuffled[j] = data[perm[j]], perm a random permutation fixed by the seed (NULL options:
-         * the default bijection, a Feistel network). It waits for the upload, and the read for it. */
+        /* shuffled[j] = data[perm[j]], perm a random permutation fixed by the seed; NULL options
+         * take the default bijection, a Feistel network. The upload's event gates the shuffle,
+         * the shuffle's event gates a non-blocking read. */
         uint64_t seed = 1000 + epoch;
         TRY(clperm_shuffle(ctx, data, shuffled, RECORDS, sizeof(record), seed, NULL, 1, &uploaded, &shuffle_done));
         TRY(clEnqueueReadBuffer(queue, shuffled, CL_FALSE, 0, bytes, got, 1, &shuffle_done, &read_done));
