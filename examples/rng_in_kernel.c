@@ -100,8 +100,8 @@ int main(void) {
                 sum += x;
             }
     }
-    printf("family %d, k = %u: %d floats drawn in the kernel, mean %.4f, every one equal to the host's\n",
-           (int)spec.family, spec.k, DRAWS * WORK_ITEMS, sum / (DRAWS * WORK_ITEMS));
+    printf("generator %s, k = %u: %d floats drawn in the kernel, mean %.4f, every one equal to the host's\n",
+           clperm_rng_family_name(spec.family), spec.k, DRAWS * WORK_ITEMS, sum / (DRAWS * WORK_ITEMS));
     failed = 0;
 
 cleanup:
