@@ -30,8 +30,7 @@ static const sort_program sort_programs[] = {
 
 /* CLPERM_TILE_SORT_AUTO as the device's tuning chooses it. */
 static clperm_tile_sort resolve(const clperm_ctx *ctx, clperm_tile_sort algorithm) {
-    return algorithm == CLPERM_TILE_SORT_AUTO ? (clperm_tile_sort)clperm__tuning_for(&ctx->profile)->sort_auto
-                                              : algorithm;
+    return algorithm == CLPERM_TILE_SORT_AUTO ? (clperm_tile_sort)ctx->tuning.sort_auto : algorithm;
 }
 
 static const clperm__tile_program *sort_program_of(clperm_tile_sort algorithm) {
@@ -107,6 +106,7 @@ clperm_status clperm__segments_run(clperm_ctx *ctx, const clperm__tile_plan *p, 
     CLPERM_TRY(clperm__check_buffer(ctx, keys, n, clperm_key_size(type), 1));
     if (values) {
         CLPERM_RETURN_IF(values == keys, CLPERM_ERROR_INVALID_ARGUMENT);
+        CLPERM_TRY(clperm__check_overlap(keys, n * clperm_key_size(type), values, n * 4, 0));
         CLPERM_TRY(clperm__check_buffer(ctx, values, n, 4, 1));
     }
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
