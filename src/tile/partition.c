@@ -1,13 +1,11 @@
 /* Tile partitions of segments by a label of a few key bits: the stable ones through the tile sorts
  * (sort.c), and the counting partition of Afshani and Sitchinava (Corollary 1 and Theorem 1). */
-#include <stdio.h>
-
 #include "tile.h"
 
 /* The counting partition's program: the texts it compiles, in order. */
 static const clperm__tile_program counting_program = {
     "tile_counting", "clperm_partition_tile_counting", 3,
-    {CLPERM__TILE_NETWORKS, CLPERM__TILE_TEXT(tile_common_h), CLPERM__TILE_TEXT(tile_counting_cl)}};
+    {CLPERM__TILE_NETWORKS, clperm__cl_tile_common_h, clperm__cl_tile_counting_cl}};
 
 /* The counting partition: the shortest tile that holds the segment (Corollary 1's where both
  * do). */
@@ -18,13 +16,15 @@ static clperm_status counting_plan(const clperm_ctx *ctx, clperm_key_type type, 
     CLPERM_TRY(clperm__tile_search(ctx, &rq, segment, p));
     const clperm_tile_shape *s = &p->shape;
     p->program = &counting_program;
-    snprintf(p->options, sizeof p->options,
-             "-DCLPERM_TS_W=%u -DCLPERM_TS_M=%u -DCLPERM_TS_TILES=%u -DCLPERM_TS_KEY_KIND=%d -DCLPERM_TS_VALUES=0 "
-             "-DCLPERM_TS_TRACE=%d -DCLPERM_TS_DIGIT_BITS=%u -DCLPERM_TS_DIGIT_SHIFT=%u -DCLPERM_TS_COUNTING=%u",
-             s->w, s->m, s->tiles_per_group, (int)type, trace, bits, shift, p->super);
+    clperm__buf o = clperm__buf_on(p->options, sizeof p->options);
+    clperm__buf_add(&o,
+                    "-DCLPERM_TS_W=%u -DCLPERM_TS_M=%u -DCLPERM_TS_TILES=%u -DCLPERM_TS_KEY_KIND=%d "
+                    "-DCLPERM_TS_VALUES=0 -DCLPERM_TS_TRACE=%d -DCLPERM_TS_DIGIT_BITS=%u -DCLPERM_TS_DIGIT_SHIFT=%u "
+                    "-DCLPERM_TS_COUNTING=%u",
+                    s->w, s->m, s->tiles_per_group, (int)type, trace, bits, shift, p->super);
+    CLPERM_TRY(clperm__buf_status(&o));
     /* No register networks: the kernel sorts nothing in registers. */
-    clperm__tile_networks(p, 1, 1, 1);
-    return CLPERM_SUCCESS;
+    return clperm__tile_networks(p, 1, 1, 1);
 }
 
 clperm_status clperm__partition_plan(const clperm_ctx *ctx, clperm_key_type type, int with_values,

@@ -1,7 +1,5 @@
 /* Tile plans: the one shape search behind every tile operation, the register networks a plan's
  * program starts with, and the kernel a plan builds. */
-#include <string.h>
-
 #include "tile.h"
 
 /* The widest tile: the tile sorts' width (CLPERM_PARAM_SORT_WIDTH, else the device's banks),
@@ -141,34 +139,31 @@ clperm_status clperm__tile_search(const clperm_ctx *ctx, const clperm__tile_requ
  * keys that merge sorted runs of pp into runs of 2pp for from <= pp < to, as a list of
  * CLPERM_TS_CX(i, j), i < j: merges at distances pp, pp/2, ... Levels 1 .. n/2 sort; levels from
  * r on merge n/r sorted runs of r. */
-static void append_network(char *buf, size_t cap, const char *name, uint32_t n, uint32_t from, uint32_t to) {
-    clperm__appendf(buf, cap, "#define %s", name);
+static void append_network(clperm__buf *b, const char *name, uint32_t n, uint32_t from, uint32_t to) {
+    clperm__buf_add(b, "#define %s", name);
     for (uint32_t pp = from; pp < n && pp < to; pp <<= 1)
         for (uint32_t kk = pp; kk >= 1; kk >>= 1)
             for (uint32_t j = kk % pp; j + kk < n; j += 2 * kk)
                 for (uint32_t i = 0; i < kk && i + j + kk < n; i++)
                     if ((i + j) / (2 * pp) == (i + j + kk) / (2 * pp))
-                        clperm__appendf(buf, cap, " CLPERM_TS_CX(%u,%u)", i + j, i + j + kk);
-    clperm__appendf(buf, cap, "\n");
+                        clperm__buf_add(b, " CLPERM_TS_CX(%u,%u)", i + j, i + j + kk);
+    clperm__buf_add(b, "\n");
 }
 
-void clperm__tile_networks(clperm__tile_plan *p, uint32_t w, uint32_t m, uint32_t run) {
-    p->networks[0] = 0;
-    append_network(p->networks, sizeof p->networks, "CLPERM_TS_NET_RUNS", m, 1, run);
-    append_network(p->networks, sizeof p->networks, "CLPERM_TS_NET_MERGE", m, run, m);
-    append_network(p->networks, sizeof p->networks, "CLPERM_TS_NET_W", w, 1, w);
+clperm_status clperm__tile_networks(clperm__tile_plan *p, uint32_t w, uint32_t m, uint32_t run) {
+    clperm__buf b = clperm__buf_on(p->networks, sizeof p->networks);
+    append_network(&b, "CLPERM_TS_NET_RUNS", m, 1, run);
+    append_network(&b, "CLPERM_TS_NET_MERGE", m, run, m);
+    append_network(&b, "CLPERM_TS_NET_W", w, 1, w);
+    return clperm__buf_status(&b);
 }
 
-clperm_status clperm__tile_kernel(clperm_ctx *ctx, const clperm__tile_plan *p, cl_kernel *out) {
+clperm_status clperm__tile_plan_kernel(clperm_ctx *ctx, const clperm__tile_plan *p, cl_kernel *out) {
     /* The networks are a function of the shape and the run length, which the options name: the
      * memory cache's key (program name and options) still tells programs apart. */
     const clperm__tile_program *g = p->program;
     const char *texts[CLPERM__TILE_TEXTS_MAX];
-    size_t lengths[CLPERM__TILE_TEXTS_MAX];
-    for (int i = 0; i < g->count; i++) {
-        texts[i] = g->texts[i].text ? g->texts[i].text : p->networks;
-        lengths[i] = g->texts[i].text ? *g->texts[i].size : strlen(p->networks);
-    }
-    clperm__source src = {g->name, g->count, texts, lengths};
+    for (int i = 0; i < g->count; i++) texts[i] = g->texts[i] ? g->texts[i] : p->networks;
+    clperm__source src = {g->name, g->count, texts, NULL};
     return clperm__kernel_get(ctx, &src, p->options, g->kernel, out);
 }

@@ -1,10 +1,9 @@
 /* Tile sorts of segments in local memory: their programs, plans and launches. The stable
  * partitions run the same kernels on (label, position) (partition.c). */
-#include <stdio.h>
-
 #include "tile.h"
 
-/* The programs of the tile sorts: the texts each compiles, in order. */
+/* The programs of the tile sorts: the texts each compiles, in order (the plan's networks, the
+ * tile layer, the algorithm's file). */
 typedef struct sort_program {
     clperm_tile_sort algorithm;
     clperm__tile_program program;
@@ -13,19 +12,19 @@ typedef struct sort_program {
 static const sort_program sort_programs[] = {
     {CLPERM_TILE_SORT_SHEAR,
      {"tile_shear", "clperm_sort_tile_shear", 3,
-      {CLPERM__TILE_NETWORKS, CLPERM__TILE_TEXT(tile_common_h), CLPERM__TILE_TEXT(tile_shear_cl)}}},
+      {CLPERM__TILE_NETWORKS, clperm__cl_tile_common_h, clperm__cl_tile_shear_cl}}},
     {CLPERM_TILE_SORT_BITONIC,
      {"tile_bitonic", "clperm_sort_tile_bitonic", 3,
-      {CLPERM__TILE_NETWORKS, CLPERM__TILE_TEXT(tile_common_h), CLPERM__TILE_TEXT(tile_bitonic_cl)}}},
+      {CLPERM__TILE_NETWORKS, clperm__cl_tile_common_h, clperm__cl_tile_bitonic_cl}}},
     {CLPERM_TILE_SORT_BITONIC_PADDED,
      {"tile_bitonic", "clperm_sort_tile_bitonic_padded", 3,
-      {CLPERM__TILE_NETWORKS, CLPERM__TILE_TEXT(tile_common_h), CLPERM__TILE_TEXT(tile_bitonic_cl)}}},
+      {CLPERM__TILE_NETWORKS, clperm__cl_tile_common_h, clperm__cl_tile_bitonic_cl}}},
     {CLPERM_TILE_SORT_AS,
      {"tile_as", "clperm_sort_tile_as", 3,
-      {CLPERM__TILE_NETWORKS, CLPERM__TILE_TEXT(tile_common_h), CLPERM__TILE_TEXT(tile_as_cl)}}},
+      {CLPERM__TILE_NETWORKS, clperm__cl_tile_common_h, clperm__cl_tile_as_cl}}},
     {CLPERM_TILE_SORT_AS_WIDE,
      {"tile_as_wide", "clperm_sort_tile_as_wide", 3,
-      {CLPERM__TILE_NETWORKS, CLPERM__TILE_TEXT(tile_common_h), CLPERM__TILE_TEXT(tile_as_wide_cl)}}},
+      {CLPERM__TILE_NETWORKS, clperm__cl_tile_common_h, clperm__cl_tile_as_wide_cl}}},
 };
 
 /* CLPERM_TILE_SORT_AUTO as the device's tuning chooses it. */
@@ -67,34 +66,33 @@ clperm_status clperm__sort_plan(const clperm_ctx *ctx, clperm_key_type type, int
     while (sq * sq < s->m) sq *= 2;
     if (algorithm == CLPERM_TILE_SORT_AS) run = s->m / s->w;
     if (algorithm == CLPERM_TILE_SORT_AS_WIDE) run = sq;
-    snprintf(p->options, sizeof p->options,
-             "-DCLPERM_TS_W=%u -DCLPERM_TS_M=%u -DCLPERM_TS_TILES=%u -DCLPERM_TS_KEY_KIND=%d -DCLPERM_TS_VALUES=%d "
-             "-DCLPERM_TS_TRACE=%d -DCLPERM_TS_DIGIT_BITS=%u -DCLPERM_TS_DIGIT_SHIFT=%u -DCLPERM_TS_S=%u "
-             "-DCLPERM_TS_RUN=%u",
-             s->w, s->m, s->tiles_per_group, (int)type, with_values != 0, trace, bits, shift,
-             algorithm == CLPERM_TILE_SORT_AS_WIDE ? sq : 0, run);
-    clperm__tile_networks(p, s->w, s->m, run);
-    return CLPERM_SUCCESS;
+    clperm__buf o = clperm__buf_on(p->options, sizeof p->options);
+    clperm__buf_add(&o,
+                    "-DCLPERM_TS_W=%u -DCLPERM_TS_M=%u -DCLPERM_TS_TILES=%u -DCLPERM_TS_KEY_KIND=%d "
+                    "-DCLPERM_TS_VALUES=%d -DCLPERM_TS_TRACE=%d -DCLPERM_TS_DIGIT_BITS=%u -DCLPERM_TS_DIGIT_SHIFT=%u "
+                    "-DCLPERM_TS_S=%u -DCLPERM_TS_RUN=%u",
+                    s->w, s->m, s->tiles_per_group, (int)type, with_values != 0, trace, bits, shift,
+                    algorithm == CLPERM_TILE_SORT_AS_WIDE ? sq : 0, run);
+    CLPERM_TRY(clperm__buf_status(&o));
+    return clperm__tile_networks(p, s->w, s->m, run);
 }
-
-#define ARG(k, i, v) err = err != CL_SUCCESS ? err : clSetKernelArg(k, i, sizeof(v), &(v))
 
 clperm_status clperm__segments_launch(clperm_ctx *ctx, const clperm__tile_plan *p, cl_mem keys, cl_mem values,
                                       uint64_t n, uint64_t segment, cl_uint num_events, const cl_event *events,
                                       cl_event *event) {
     cl_kernel k;
-    CLPERM_TRY(clperm__tile_kernel(ctx, p, &k));
+    CLPERM_TRY(clperm__tile_plan_kernel(ctx, p, &k));
     uint64_t groups = ((n + segment - 1) / segment + p->shape.tiles_per_group - 1) / p->shape.tiles_per_group;
     size_t local = (size_t)p->shape.w * p->shape.tiles_per_group;
     CLPERM_RETURN_IF(groups > SIZE_MAX / local, CLPERM_ERROR_SIZE_OVERFLOW);
-    cl_int err = CL_SUCCESS;
+    clperm__args a = {k, 0, CL_SUCCESS};
     cl_mem v = values ? values : keys;
     cl_ulong nn = n, seg = segment;
-    ARG(k, 0, keys);
-    ARG(k, 1, v);
-    ARG(k, 2, nn);
-    ARG(k, 3, seg);
-    CLPERM_TRY(err);
+    CLPERM__ARG(a, keys);
+    CLPERM__ARG(a, v);
+    CLPERM__ARG(a, nn);
+    CLPERM__ARG(a, seg);
+    CLPERM_TRY(a.err);
     size_t global = (size_t)groups * local;
     return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, num_events, events, event);
 }
@@ -110,7 +108,7 @@ clperm_status clperm__segments_run(clperm_ctx *ctx, const clperm__tile_plan *p, 
         CLPERM_TRY(clperm__check_buffer(ctx, values, n, 4, 1));
     }
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
-    if (n == 0) return event ? clEnqueueMarkerWithWaitList(ctx->queue, num_events, events, event) : CLPERM_SUCCESS;
+    if (n == 0) return clperm__empty_call(ctx, num_events, events, event);
     return clperm__segments_launch(ctx, p, keys, values, n, segment, num_events, events, event);
 }
 

@@ -12,25 +12,19 @@
 
 /* ---- programs ---- */
 
-/* An embedded kernel text: its bytes and the address of its length (cmake/embed.cmake). */
-typedef struct clperm__tile_text {
-    const char *text;
-    const size_t *size;
-} clperm__tile_text;
-
-#define CLPERM__TILE_TEXT(stem) {clperm__cl_##stem, &clperm__cl_##stem##_size}
-/* The slot of the plan's register networks, which the host writes for each tile shape. */
-#define CLPERM__TILE_NETWORKS {NULL, NULL}
+/* The slot of the plan's register networks in a program's texts: the host writes them for each
+ * tile shape. */
+#define CLPERM__TILE_NETWORKS NULL
 #define CLPERM__TILE_TEXTS_MAX 3
 
-/* A tile operation's program: the texts compiled as one, in order, and the kernel it runs. The
- * name, with the options, keys the context's memory cache of programs: one name per list of
- * texts. */
+/* A tile operation's program: the texts compiled as one, in order (after clperm_features.h, which
+ * every program starts with), and the kernel it runs. The name, with the options, keys the
+ * context's memory cache of programs: one name per list of texts. */
 typedef struct clperm__tile_program {
     const char *name;
     const char *kernel;
     int count;
-    clperm__tile_text texts[CLPERM__TILE_TEXTS_MAX];
+    const char *texts[CLPERM__TILE_TEXTS_MAX];
 } clperm__tile_program;
 
 /* ---- plans ---- */
@@ -70,11 +64,11 @@ clperm_status clperm__tile_search(const clperm_ctx *ctx, const clperm__tile_requ
 /* Writes p->networks: for a tile of m columns whose gathered rows hold sorted runs of `run`, the
  * levels of Batcher's odd-even merge sort of m keys below `run` (CLPERM_TS_NET_RUNS) and from
  * `run` up (CLPERM_TS_NET_MERGE), and a sort of w keys (CLPERM_TS_NET_W). (1, 1, 1) writes the
- * three empty. */
-void clperm__tile_networks(clperm__tile_plan *p, uint32_t w, uint32_t m, uint32_t run);
+ * three empty. CLPERM_ERROR_INTERNAL if they did not fit. */
+clperm_status clperm__tile_networks(clperm__tile_plan *p, uint32_t w, uint32_t m, uint32_t run);
 
 /* The kernel of a plan, its program built (or found in the caches) from the program's texts. */
-clperm_status clperm__tile_kernel(clperm_ctx *ctx, const clperm__tile_plan *p, cl_kernel *out);
+clperm_status clperm__tile_plan_kernel(clperm_ctx *ctx, const clperm__tile_plan *p, cl_kernel *out);
 
 /* ---- the operations (the context is locked by the caller) ---- */
 

@@ -114,7 +114,7 @@ static clperm_status segments_conflicts(clperm_ctx *ctx, const clperm__tile_plan
         dv = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, (size_t)n * 4, zeros, &err);
         CLPERM_CHECK(err);
     }
-    CLPERM_CHECK(clperm__tile_kernel(ctx, p, &k));
+    CLPERM_CHECK(clperm__tile_plan_kernel(ctx, p, &k));
     CLPERM_CHECK(clperm__trace_bind(&t, k));
     CLPERM_CHECK(clperm__segments_launch(ctx, p, dk, dv, n, segment, 0, NULL, NULL));
     CLPERM_CHECK(clperm__trace_finish(ctx, &t, out));
@@ -183,7 +183,7 @@ static clperm_status transpose_conflicts_checked(clperm_ctx *ctx, clperm_type ty
     CLPERM_CHECK(err);
     dst = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
     CLPERM_CHECK(err);
-    CLPERM_CHECK(clperm__tile_kernel(ctx, &p, &k));
+    CLPERM_CHECK(clperm__tile_plan_kernel(ctx, &p, &k));
     CLPERM_CHECK(clperm__trace_bind(&t, k));
     CLPERM_CHECK(clperm__transpose_launch(ctx, &p, src, dst, tiles, 0, NULL, NULL));
     CLPERM_CHECK(clperm__trace_finish(ctx, &t, out));

@@ -1,14 +1,12 @@
 /* Batched transposes through local memory: matrices of rows x cols items, one per work-group of w
  * work-items, in local memory as a padded rp x cp tile (both multiples of w) in the diagonal
  * arrangement. */
-#include <stdio.h>
-
 #include "tile.h"
 
 /* The transposes' program: the texts it compiles, in order. */
 static const clperm__tile_program transpose_program = {
     "tile_transpose", "clperm_transpose_tiles", 3,
-    {CLPERM__TILE_NETWORKS, CLPERM__TILE_TEXT(tile_common_h), CLPERM__TILE_TEXT(tile_transpose_cl)}};
+    {CLPERM__TILE_NETWORKS, clperm__cl_tile_common_h, clperm__cl_tile_transpose_cl}};
 
 clperm_status clperm__transpose_plan(const clperm_ctx *ctx, clperm_type type, uint32_t rows, uint32_t cols,
                                      int trace, clperm__tile_plan *p) {
@@ -18,28 +16,27 @@ clperm_status clperm__transpose_plan(const clperm_ctx *ctx, clperm_type type, ui
     clperm__tile_request rq = {.kind = CLPERM__TILE_TRANSPOSE, .key_bytes = es, .rows = rows, .cols = cols};
     CLPERM_TRY(clperm__tile_search(ctx, &rq, (uint64_t)rows * cols, p));
     p->program = &transpose_program;
-    snprintf(p->options, sizeof p->options,
-             "-DCLPERM_TS_W=%u -DCLPERM_TS_M=1 -DCLPERM_TS_TILES=1 -DCLPERM_TS_KEY_KIND=%d -DCLPERM_TS_TRACE=%d "
-             "-DCLPERM_TS_TR_ROWS=%u -DCLPERM_TS_TR_COLS=%u",
-             p->shape.w, type == CLPERM_TYPE_U64 ? 4 : 1, trace, rows, cols);
-    clperm__tile_networks(p, p->shape.w, 1, 1);
-    return CLPERM_SUCCESS;
+    clperm__buf o = clperm__buf_on(p->options, sizeof p->options);
+    clperm__buf_add(&o,
+                    "-DCLPERM_TS_W=%u -DCLPERM_TS_M=1 -DCLPERM_TS_TILES=1 -DCLPERM_TS_KEY_KIND=%d -DCLPERM_TS_TRACE=%d "
+                    "-DCLPERM_TS_TR_ROWS=%u -DCLPERM_TS_TR_COLS=%u",
+                    p->shape.w, type == CLPERM_TYPE_U64 ? 4 : 1, trace, rows, cols);
+    CLPERM_TRY(clperm__buf_status(&o));
+    return clperm__tile_networks(p, p->shape.w, 1, 1);
 }
-
-#define ARG(k, i, v) err = err != CL_SUCCESS ? err : clSetKernelArg(k, i, sizeof(v), &(v))
 
 clperm_status clperm__transpose_launch(clperm_ctx *ctx, const clperm__tile_plan *p, cl_mem src, cl_mem dst,
                                        uint64_t count, cl_uint num_events, const cl_event *events,
                                        cl_event *event) {
     cl_kernel k;
-    CLPERM_TRY(clperm__tile_kernel(ctx, p, &k));
+    CLPERM_TRY(clperm__tile_plan_kernel(ctx, p, &k));
     CLPERM_RETURN_IF(count > SIZE_MAX / p->shape.w, CLPERM_ERROR_SIZE_OVERFLOW);
-    cl_int err = CL_SUCCESS;
+    clperm__args a = {k, 0, CL_SUCCESS};
     cl_ulong cnt = count;
-    ARG(k, 0, src);
-    ARG(k, 1, dst);
-    ARG(k, 2, cnt);
-    CLPERM_TRY(err);
+    CLPERM__ARG(a, src);
+    CLPERM__ARG(a, dst);
+    CLPERM__ARG(a, cnt);
+    CLPERM_TRY(a.err);
     size_t local = p->shape.w, global = (size_t)count * local;
     return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, num_events, events, event);
 }
@@ -58,7 +55,7 @@ static clperm_status transpose_checked(clperm_ctx *ctx, clperm_type type, cl_mem
     CLPERM_TRY(clperm__check_overlap(src, count * items * clperm_type_size(type), dst,
                                      count * items * clperm_type_size(type), 0));
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
-    if (count == 0) return event ? clEnqueueMarkerWithWaitList(ctx->queue, num_events, events, event) : CLPERM_SUCCESS;
+    if (count == 0) return clperm__empty_call(ctx, num_events, events, event);
     return clperm__transpose_launch(ctx, &p, src, dst, count, num_events, events, event);
 }
 
