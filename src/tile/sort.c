@@ -9,22 +9,15 @@ typedef struct sort_program {
     clperm__tile_program program;
 } sort_program;
 
+#define SORT_PROGRAM(algorithm, name, kernel, file) \
+    {algorithm, {name, kernel, 3, {CLPERM__TILE_NETWORKS, clperm__cl_tile_common_h, file}}}
 static const sort_program sort_programs[] = {
-    {CLPERM_TILE_SORT_SHEAR,
-     {"tile_shear", "clperm_sort_tile_shear", 3,
-      {CLPERM__TILE_NETWORKS, clperm__cl_tile_common_h, clperm__cl_tile_shear_cl}}},
-    {CLPERM_TILE_SORT_BITONIC,
-     {"tile_bitonic", "clperm_sort_tile_bitonic", 3,
-      {CLPERM__TILE_NETWORKS, clperm__cl_tile_common_h, clperm__cl_tile_bitonic_cl}}},
-    {CLPERM_TILE_SORT_BITONIC_PADDED,
-     {"tile_bitonic", "clperm_sort_tile_bitonic_padded", 3,
-      {CLPERM__TILE_NETWORKS, clperm__cl_tile_common_h, clperm__cl_tile_bitonic_cl}}},
-    {CLPERM_TILE_SORT_AS,
-     {"tile_as", "clperm_sort_tile_as", 3,
-      {CLPERM__TILE_NETWORKS, clperm__cl_tile_common_h, clperm__cl_tile_as_cl}}},
-    {CLPERM_TILE_SORT_AS_WIDE,
-     {"tile_as_wide", "clperm_sort_tile_as_wide", 3,
-      {CLPERM__TILE_NETWORKS, clperm__cl_tile_common_h, clperm__cl_tile_as_wide_cl}}},
+    SORT_PROGRAM(CLPERM_TILE_SORT_SHEAR, "tile_shear", "clperm_sort_tile_shear", clperm__cl_tile_shear_cl),
+    SORT_PROGRAM(CLPERM_TILE_SORT_BITONIC, "tile_bitonic", "clperm_sort_tile_bitonic", clperm__cl_tile_bitonic_cl),
+    SORT_PROGRAM(CLPERM_TILE_SORT_BITONIC_PADDED, "tile_bitonic", "clperm_sort_tile_bitonic_padded",
+                 clperm__cl_tile_bitonic_cl),
+    SORT_PROGRAM(CLPERM_TILE_SORT_AS, "tile_as", "clperm_sort_tile_as", clperm__cl_tile_as_cl),
+    SORT_PROGRAM(CLPERM_TILE_SORT_AS_WIDE, "tile_as_wide", "clperm_sort_tile_as_wide", clperm__cl_tile_as_wide_cl),
 };
 
 /* CLPERM_TILE_SORT_AUTO as the device's tuning chooses it. */

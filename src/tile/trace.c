@@ -83,6 +83,65 @@ void clperm__trace_release(clperm__trace *t) {
 
 /* ---- the tile operations' conflicts ---- */
 
+/* A traced run's device buffers: the first from the host (in, or zeros when in is NULL), the
+ * second zeroed or left as allocated (bytes 0: none). Zeros are written from the host: Oclgrind
+ * takes memory set by clEnqueueFillBuffer for uninitialised. */
+typedef struct traced_io {
+    const void *in;
+    size_t in_bytes;
+    size_t out_bytes;
+    int out_zeroed;
+} traced_io;
+
+/* The operation's own launch on the two buffers. */
+typedef clperm_status (*traced_launch)(clperm_ctx *ctx, const clperm__tile_plan *p, cl_mem a, cl_mem b,
+                                       const void *arg);
+
+/* Runs a planned trace build of `tiles` tiles, cap steps per work-item, and counts its conflicts
+ * into *out. */
+static clperm_status traced_run(clperm_ctx *ctx, const clperm__tile_plan *p, uint64_t tiles, uint64_t cap,
+                                const traced_io *io, traced_launch launch, const void *arg,
+                                clperm_conflict_report *out) {
+    clperm__trace t;
+    CLPERM_TRY(clperm__trace_create(ctx, tiles, p->shape.w, cap, &t));
+    clperm_status st;
+    cl_int err = CL_SUCCESS;
+    cl_mem a = NULL, b = NULL;
+    cl_kernel k;
+    void *zeros = calloc(io->in_bytes > io->out_bytes ? io->in_bytes : io->out_bytes, 1);
+    CLPERM_CHECK(zeros ? CLPERM_SUCCESS : CLPERM_ERROR_OUT_OF_HOST_MEMORY);
+    a = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, io->in_bytes,
+                       (void *)(io->in ? io->in : zeros), &err);
+    CLPERM_CHECK(err);
+    if (io->out_bytes) {
+        b = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | (io->out_zeroed ? CL_MEM_COPY_HOST_PTR : 0),
+                           io->out_bytes, io->out_zeroed ? zeros : NULL, &err);
+        CLPERM_CHECK(err);
+    }
+    CLPERM_CHECK(clperm__tile_plan_kernel(ctx, p, &k));
+    CLPERM_CHECK(clperm__trace_bind(&t, k));
+    CLPERM_CHECK(launch(ctx, p, a, b, arg));
+    CLPERM_CHECK(clperm__trace_finish(ctx, &t, out));
+    out->shape = p->shape;
+cleanup:
+    if (st != CLPERM_SUCCESS) clFinish(ctx->queue);
+    if (a) clReleaseMemObject(a);
+    if (b) clReleaseMemObject(b);
+    clperm__trace_release(&t);
+    free(zeros);
+    return st;
+}
+
+typedef struct segments_call {
+    uint64_t n, segment;
+} segments_call;
+
+static clperm_status launch_segments(clperm_ctx *ctx, const clperm__tile_plan *p, cl_mem keys, cl_mem values,
+                                     const void *arg) {
+    const segments_call *c = arg;
+    return clperm__segments_launch(ctx, p, keys, values, c->n, c->segment, 0, NULL, NULL);
+}
+
 /* A planned sort or partition traced on n keys from the host (NULL: zeros) and zero values. */
 static clperm_status segments_conflicts(clperm_ctx *ctx, const clperm__tile_plan *p, clperm_key_type type,
                                         int with_values, uint64_t segment, const void *keys, uint64_t n,
@@ -97,35 +156,9 @@ static clperm_status segments_conflicts(clperm_ctx *ctx, const clperm__tile_plan
     uint64_t cap = 2 * (4 * (uint64_t)p->shape.m + 4 * (uint64_t)p->shape.m * (lg + 1) * (lg + 1) +
                         2 * (uint64_t)p->shape.m * (21 + 3 * lg * (lg + 1) / 2));
     CLPERM_RETURN_IF(n > SIZE_MAX / ks, CLPERM_ERROR_SIZE_OVERFLOW);
-    clperm__trace t;
-    CLPERM_TRY(clperm__trace_create(ctx, tiles, p->shape.w, cap, &t));
-    clperm_status st;
-    cl_int err = CL_SUCCESS;
-    cl_mem dk = NULL, dv = NULL;
-    cl_kernel k;
-    /* Zeros for the keys when none are given, and for the values (written from the host: Oclgrind
-     * takes memory set by clEnqueueFillBuffer for uninitialised). */
-    void *zeros = calloc((size_t)n, ks);
-    CLPERM_CHECK(zeros ? CLPERM_SUCCESS : CLPERM_ERROR_OUT_OF_HOST_MEMORY);
-    dk = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, (size_t)n * ks,
-                        (void *)(keys ? keys : zeros), &err);
-    CLPERM_CHECK(err);
-    if (with_values) {
-        dv = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, (size_t)n * 4, zeros, &err);
-        CLPERM_CHECK(err);
-    }
-    CLPERM_CHECK(clperm__tile_plan_kernel(ctx, p, &k));
-    CLPERM_CHECK(clperm__trace_bind(&t, k));
-    CLPERM_CHECK(clperm__segments_launch(ctx, p, dk, dv, n, segment, 0, NULL, NULL));
-    CLPERM_CHECK(clperm__trace_finish(ctx, &t, out));
-    out->shape = p->shape;
-cleanup:
-    if (st != CLPERM_SUCCESS) clFinish(ctx->queue);
-    if (dk) clReleaseMemObject(dk);
-    if (dv) clReleaseMemObject(dv);
-    clperm__trace_release(&t);
-    free(zeros);
-    return st;
+    traced_io io = {keys, (size_t)n * ks, with_values ? (size_t)n * 4 : 0, 1};
+    segments_call c = {n, segment};
+    return traced_run(ctx, p, tiles, cap, &io, launch_segments, &c, out);
 }
 
 static clperm_status sort_conflicts_checked(clperm_ctx *ctx, clperm_key_type type, int with_values, uint64_t segment,
@@ -164,6 +197,11 @@ clperm_status clperm_partition_conflicts(clperm_ctx *ctx, clperm_key_type type, 
     return st;
 }
 
+static clperm_status launch_transposes(clperm_ctx *ctx, const clperm__tile_plan *p, cl_mem src, cl_mem dst,
+                                       const void *arg) {
+    return clperm__transpose_launch(ctx, p, src, dst, *(const uint64_t *)arg, 0, NULL, NULL);
+}
+
 /* Two matrices of zeros transposed by the trace build. */
 static clperm_status transpose_conflicts_checked(clperm_ctx *ctx, clperm_type type, uint32_t rows, uint32_t cols,
                                                  clperm_conflict_report *out) {
@@ -171,30 +209,8 @@ static clperm_status transpose_conflicts_checked(clperm_ctx *ctx, clperm_type ty
     CLPERM_TRY(clperm__transpose_plan(ctx, type, rows, cols, 1, &p));
     const uint64_t tiles = 2;
     size_t bytes = (size_t)rows * cols * clperm_type_size(type) * tiles;
-    clperm__trace t;
-    CLPERM_TRY(clperm__trace_create(ctx, tiles, p.shape.w, 2 * (uint64_t)p.shape.m, &t));
-    clperm_status st;
-    cl_int err = CL_SUCCESS;
-    cl_mem src = NULL, dst = NULL;
-    cl_kernel k;
-    void *zeros = calloc(bytes, 1);
-    CLPERM_CHECK(zeros ? CLPERM_SUCCESS : CLPERM_ERROR_OUT_OF_HOST_MEMORY);
-    src = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, zeros, &err);
-    CLPERM_CHECK(err);
-    dst = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    CLPERM_CHECK(err);
-    CLPERM_CHECK(clperm__tile_plan_kernel(ctx, &p, &k));
-    CLPERM_CHECK(clperm__trace_bind(&t, k));
-    CLPERM_CHECK(clperm__transpose_launch(ctx, &p, src, dst, tiles, 0, NULL, NULL));
-    CLPERM_CHECK(clperm__trace_finish(ctx, &t, out));
-    out->shape = p.shape;
-cleanup:
-    if (st != CLPERM_SUCCESS) clFinish(ctx->queue);
-    if (src) clReleaseMemObject(src);
-    if (dst) clReleaseMemObject(dst);
-    clperm__trace_release(&t);
-    free(zeros);
-    return st;
+    traced_io io = {NULL, bytes, bytes, 0};
+    return traced_run(ctx, &p, tiles, 2 * (uint64_t)p.shape.m, &io, launch_transposes, &tiles, out);
 }
 
 clperm_status clperm_transpose_conflicts(clperm_ctx *ctx, clperm_type type, uint32_t rows, uint32_t cols,
