@@ -22,7 +22,8 @@ import sys
 
 
 def entries(folder):
-    """(device, driver, options) -> binary text, for every readable text entry of a cache."""
+    """(device, driver, options) -> the binary texts of the entries built with them (programs of
+    different texts may share options)."""
     out = {}
     for name in sorted(os.listdir(folder)):
         with open(os.path.join(folder, name), "rb") as f:
@@ -37,26 +38,41 @@ def entries(folder):
             text = binary.decode("ascii")
         except UnicodeDecodeError:
             continue  # not PTX: nothing this tool can compare
-        out[(fields.get("device", ""), fields.get("driver", ""), fields.get("options", ""))] = text
+        out.setdefault((fields.get("device", ""), fields.get("driver", ""), fields.get("options", "")), []).append(text)
     return out
 
 
+def block(ptx, start):
+    """The text from start to the brace that closes the first one after it."""
+    depth = 0
+    for j in range(ptx.index("{", start), len(ptx)):
+        depth += {"{": 1, "}": -1}.get(ptx[j], 0)
+        if depth == 0:
+            return ptx[start:j + 1]
+    return ptx[start:]
+
+
 def kernels(ptx):
-    """Kernel name -> its .entry block, with the module-level declarations it refers to."""
+    """Kernel name -> its .entry block, with the module-level data and the functions (not
+    inlined) it refers to, directly or through those functions."""
     decls = {}
     for m in re.finditer(r"^\.(?:global|const|shared)[^;\n]*?([A-Za-z_$][\w$.]*)(?:\[[^\]]*\])?\s*(?:=[^;]*)?;",
                          ptx, re.M):
         decls[m.group(1)] = m.group(0)
+    for m in re.finditer(r"^(?:\.visible |\.weak )?\.func\s*(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)\(", ptx, re.M):
+        if ptx.find("{", m.end()) >= 0 and ptx.find(";", m.end()) > ptx.find("{", m.end()):
+            decls[m.group(1)] = block(ptx, m.start())
     out = {}
     for m in re.finditer(r"^\.visible \.entry (\w+)\(", ptx, re.M):
-        depth, i = 0, ptx.index("{", m.end())
-        for j in range(i, len(ptx)):
-            depth += {"{": 1, "}": -1}.get(ptx[j], 0)
-            if depth == 0:
-                break
-        body = ptx[m.start():j + 1]
-        used = [decls[n] for n in sorted(decls) if re.search(r"\b" + re.escape(n) + r"\b", body)]
-        out[m.group(1)] = "\n".join(used + [body])
+        body = block(ptx, m.start())
+        used, todo = set(), [body]
+        while todo:
+            text = todo.pop()
+            for n in decls:
+                if n not in used and re.search(r"\b" + re.escape(n) + r"\b", text):
+                    used.add(n)
+                    todo.append(decls[n])
+        out[m.group(1)] = "\n".join([decls[n] for n in sorted(used)] + [body])
     return out
 
 
@@ -70,7 +86,11 @@ def main():
     old, new = entries(args.old), entries(args.new)
     compared = differ = 0
     for key in sorted(set(old) & set(new)):
-        ko, kn = kernels(old[key]), kernels(new[key])
+        ko, kn = {}, {}
+        for text in old[key]:
+            ko.update(kernels(text))
+        for text in new[key]:
+            kn.update(kernels(text))
         for name in sorted(set(ko) & set(kn)):
             a = ko[name]
             for o, n in renames:
