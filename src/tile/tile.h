@@ -34,7 +34,7 @@ typedef struct clperm__tile_plan {
     uint32_t super; /* the counting partition: rows per super-row (Corollary 1 w, Theorem 1 sqrt(w)) */
     const clperm__tile_program *program;
     char options[256];
-    char networks[32768]; /* the register sorting networks, the program's first text */
+    char networks[32768]; /* the register sorting networks, the first of the program's texts */
 } clperm__tile_plan;
 
 /* What a tile holds and which rule shapes it. */
