@@ -60,12 +60,6 @@ static void figure(FILE *gp, const char *dir, const bench_row *rows, size_t nrow
     char name[200];
     file_name(f, name, sizeof name);
     fprintf(gp, "set output \"%s/%s.png\"\n", dir, name);
-    if (!strcmp(f->family, "bound"))
-        fprintf(gp, "set title \"the device's bound: %s of 64-bit items\"\n",
-                !strcmp(f->op, "gather") ? "random gather" : f->op);
-    else
-        fprintf(gp, "set title \"%s: %s %s, %s (dashed: the device's bound at the same n)\"\n", f->family, f->op,
-                f->variant, f->type);
     /* Lines: the first row of each device in this figure; its bound when the rows have one. */
     const bench_row *heads[64];
     int nheads = 0, bounds = 0;
@@ -86,13 +80,19 @@ static void figure(FILE *gp, const char *dir, const bench_row *rows, size_t nrow
         ymax = r->items_per_s > ymax ? r->items_per_s : ymax;
         ymax = hi > ymax ? hi : ymax;
     }
+    if (!strcmp(f->family, "bound"))
+        fprintf(gp, "set title \"the device's bound: %s of 64-bit items\"\n",
+                !strcmp(f->op, "gather") ? "random gather" : f->op);
+    else
+        fprintf(gp, "set title \"%s: %s %s, %s%s\"\n", f->family, f->op, f->variant, f->type,
+                bounds ? " (dashed: the device's bound at the same n)" : "");
     /* Ranges with a margin, from and to powers of two so the ticks fall on them (at every power
      * over short spans, every second one over long ones); a single n or rate still makes a figure. */
     double xlo = 1, xhi = 2;
     while (xlo * 2 <= (double)nmin) xlo *= 2;
     while (xhi < (double)nmax) xhi *= 2;
-    fprintf(gp, "set xrange [%g:%g]\nset xtics %d\nset yrange [%g:%g]\n", xlo / 2, xhi * 2, xhi / xlo > 4096 ? 4 : 2,
-            ymin / 3, ymax * 3);
+    fprintf(gp, "set xrange [%g:%g]\nset xtics %g, %d\nset yrange [%g:%g]\n", xlo / 2.2, xhi * 2.2, xlo / 2,
+            xhi / xlo > 4096 ? 4 : 2, ymin / 3, ymax * 3);
     fputs("plot ", gp);
     for (int h = 0; h < nheads; h++) {
         char title[400];

@@ -39,7 +39,8 @@ typedef struct report {
 } report;
 
 static int read_file(report *rp, const char *path) {
-    FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    int from_stdin = !strcmp(path, "-");
+    FILE *f = from_stdin ? stdin : fopen(path, "r");
     if (!f) {
         fprintf(stderr, "clperm report: cannot open %s\n", path);
         return -1;
@@ -72,8 +73,8 @@ static int read_file(report *rp, const char *path) {
         r->file = rp->nfiles;
         rp->nrows++;
     }
-    if (f != stdin) fclose(f);
-    rp->files[rp->nfiles++] = path;
+    if (!from_stdin) fclose(f);
+    rp->files[rp->nfiles++] = from_stdin ? "stdin" : path;
     return rc;
 }
 
