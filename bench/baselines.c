@@ -6,9 +6,7 @@
 
 #include "bench.h"
 
-extern const char clperm__cl_kernels_mix_h[], clperm__cl_kernels_baselines_cl[], clperm__cl_kernels_philox_cl[];
-extern const size_t clperm__cl_kernels_mix_h_size, clperm__cl_kernels_baselines_cl_size,
-    clperm__cl_kernels_philox_cl_size;
+#include "clperm_bench_kernels.h"
 
 #define SHUFFLE_SEED 0x5eed0004u
 #define PHILOX_SEED 0x5eed0008u

@@ -120,13 +120,12 @@ const bench_case *bench_case_find(const char *op, const char *variant) {
     return NULL;
 }
 
-static const char *const rng_family_names[] = {"", "correlated", "three", "slowmem", "iterated", "buffered"};
-
 void bench_rng_variant(const clperm_rng_spec *spec, char *buf, size_t cap) {
-    if (!spec || (unsigned)spec->family >= sizeof rng_family_names / sizeof rng_family_names[0] || !spec->family)
-        snprintf(buf, cap, "philox4x32-10");
+    const char *family = spec && spec->family ? clperm_rng_family_name(spec->family) : NULL;
+    if (family)
+        snprintf(buf, cap, "%s-k%u", family, spec->k);
     else
-        snprintf(buf, cap, "%s-k%u", rng_family_names[spec->family], spec->k);
+        snprintf(buf, cap, "philox4x32-10");
 }
 
 const char *bench_family_of(const char *op) {

@@ -5,8 +5,7 @@
 
 #include "bench.h"
 
-extern const char clperm__cl_kernels_mix_h[], clperm__cl_kernels_harness_cl[];
-extern const size_t clperm__cl_kernels_mix_h_size, clperm__cl_kernels_harness_cl_size;
+#include "clperm_bench_kernels.h"
 
 typedef struct launch {
     cl_command_queue queue;

@@ -10,26 +10,10 @@
 #define FULL_SIZES "2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28"
 #define DEFAULT_SEGMENTS "512,1024,2048"
 
-/* Tunables --set accepts, by the names clperm.h gives them (CLPERM_PARAM_<NAME>). */
-static const struct {
-    const char *name;
-    clperm_param param;
-} set_names[] = {
-    {"scan_algorithm", CLPERM_PARAM_SCAN_ALGORITHM},
-    {"sg_impl", CLPERM_PARAM_SG_IMPL},
-    {"sg_width", CLPERM_PARAM_SG_WIDTH},
-    {"scan_wg_size", CLPERM_PARAM_SCAN_WG_SIZE},
-    {"scan_items", CLPERM_PARAM_SCAN_ITEMS},
-    {"disk_cache", CLPERM_PARAM_DISK_CACHE},
-    {"scan_kernel", CLPERM_PARAM_SCAN_KERNEL},
-    {"shuffle_fusion", CLPERM_PARAM_SHUFFLE_FUSION},
-    {"shuffle_kernel", CLPERM_PARAM_SHUFFLE_KERNEL},
-    {"shuffle_wg_size", CLPERM_PARAM_SHUFFLE_WG_SIZE},
-    {"shuffle_items", CLPERM_PARAM_SHUFFLE_ITEMS},
-    {"sort_width", CLPERM_PARAM_SORT_WIDTH},
-    {"sort_tiles", CLPERM_PARAM_SORT_TILES},
-    {"rng_kernel", CLPERM_PARAM_RNG_KERNEL},
-};
+/* Tunables --set accepts: every one of clperm.h's list, by the names it gives them. */
+#define SET_NAME(name, value, lo, hi, flags, text) text,
+static const char *const set_names[] = {CLPERM_PARAM_MAP(SET_NAME)};
+#undef SET_NAME
 
 /* Names --ops accepts: the cases' selectors, in the table's order. */
 static int ops_known(const char *word, size_t len) {
@@ -137,19 +121,20 @@ static int opt_reps(bench_opts *o, const char *v) { return parse_int(v, 1, 256, 
 static int opt_warmup(bench_opts *o, const char *v) { return parse_int(v, 0, 1000, &o->timing.warmup); }
 
 static int opt_set(bench_opts *o, const char *v) {
+    char name[64];
     const char *eq = strchr(v, '=');
-    if (!eq || o->nsets == BENCH_MAX_SETS) return -1;
-    for (size_t i = 0; i < sizeof set_names / sizeof set_names[0]; i++)
-        if (strlen(set_names[i].name) == (size_t)(eq - v) && !strncmp(v, set_names[i].name, (size_t)(eq - v))) {
-            int lo, hi;
-            if (parse_int(eq + 1, -2147483647, 2147483647, &o->sets[o->nsets].value) != 0 ||
-                clperm_param_bounds(set_names[i].param, &lo, &hi) != CLPERM_SUCCESS ||
-                (o->sets[o->nsets].value && (o->sets[o->nsets].value < lo || o->sets[o->nsets].value > hi)))
-                return -1;
-            o->sets[o->nsets++].param = set_names[i].param;
-            return 0;
-        }
-    return -1;
+    if (!eq || o->nsets == BENCH_MAX_SETS || (size_t)(eq - v) >= sizeof name) return -1;
+    memcpy(name, v, (size_t)(eq - v));
+    name[eq - v] = 0;
+    bench_set *set = &o->sets[o->nsets];
+    int lo, hi;
+    if (clperm_param_from_name(name, &set->param) != CLPERM_SUCCESS ||
+        parse_int(eq + 1, -2147483647, 2147483647, &set->value) != 0 ||
+        clperm_param_bounds(set->param, &lo, &hi) != CLPERM_SUCCESS ||
+        (set->value && (set->value < lo || set->value > hi)))
+        return -1;
+    o->nsets++;
+    return 0;
 }
 
 static int opt_no_host(bench_opts *o, const char *v) {
@@ -253,11 +238,7 @@ static void list_ops(FILE *f) {
     list_words(f, names, count);
 }
 
-static void list_set_names(FILE *f) {
-    const char *names[sizeof set_names / sizeof set_names[0]];
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) names[i] = set_names[i].name;
-    list_words(f, names, sizeof names / sizeof names[0]);
-}
+static void list_set_names(FILE *f) { list_words(f, set_names, sizeof set_names / sizeof set_names[0]); }
 
 static void usage(FILE *f) {
     fputs("usage: clperm bench [options]\n"

@@ -5,8 +5,7 @@
 
 #include "bench.h"
 
-extern const char clperm__cl_kernels_rng_inkernel_cl[];
-extern const size_t clperm__cl_kernels_rng_inkernel_cl_size;
+#include "clperm_bench_kernels.h"
 
 #define SCAN_SEED 0x5eed0002u
 #define SHUFFLE_SEED 0x5eed0004u
