@@ -91,8 +91,15 @@ static void figure(FILE *gp, const char *dir, const bench_row *rows, size_t nrow
     double xlo = 1, xhi = 2;
     while (xlo * 2 <= (double)nmin) xlo *= 2;
     while (xhi < (double)nmax) xhi *= 2;
-    fprintf(gp, "set xrange [%g:%g]\nset xtics %g, %d\nset yrange [%g:%g]\n", xlo / 2.2, xhi * 2.2, xlo / 2,
-            xhi / xlo > 4096 ? 4 : 2, ymin / 3, ymax * 3);
+    fprintf(gp, "set xrange [%g:%g]\nset xtics %g, %d\n", xlo / 2.2, xhi * 2.2, xlo / 2, xhi / xlo > 4096 ? 4 : 2);
+    /* The rates from and to whole decades, labelled at 1, 2 and 5 times each over up to three
+     * decades, so that every point has a label near it. */
+    double ylo = 1, yhi;
+    while (ylo * 10 <= ymin) ylo *= 10;
+    while (ylo > ymin && ylo > 1e-300) ylo /= 10;
+    for (yhi = ylo * 10; yhi < ymax; yhi *= 10) continue;
+    fprintf(gp, "set yrange [%g:%g]\nset ytics 10\n", ylo, yhi);
+    for (double d = ylo; yhi / ylo <= 1000 && d < yhi; d *= 10) fprintf(gp, "set ytics add (%g, %g)\n", 2 * d, 5 * d);
     fputs("plot ", gp);
     for (int h = 0; h < nheads; h++) {
         char title[400];
