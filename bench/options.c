@@ -137,23 +137,17 @@ static int opt_set(bench_opts *o, const char *v) {
     return 0;
 }
 
-static int opt_no_host(bench_opts *o, const char *v) {
-    (void)v;
-    o->host = 0;
-    return 0;
-}
-
-static int opt_no_verify(bench_opts *o, const char *v) {
-    (void)v;
-    o->verify = BENCH_VERIFY_OFF;
-    return 0;
-}
-
-static int opt_json(bench_opts *o, const char *v) {
-    (void)v;
-    o->json = 1;
-    return 0;
-}
+/* Options without a value: each sets one field. */
+#define SWITCH(fn, field, v)                         \
+    static int fn(bench_opts *o, const char *value) { \
+        (void)value;                                 \
+        o->field = v;                                \
+        return 0;                                    \
+    }
+SWITCH(opt_no_host, host, 0)
+SWITCH(opt_no_verify, verify, BENCH_VERIFY_OFF)
+SWITCH(opt_json, json, 1)
+#undef SWITCH
 
 static int opt_plot(bench_opts *o, const char *v) {
     o->plot_dir = v;
