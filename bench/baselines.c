@@ -8,6 +8,10 @@
 
 #include "clperm_bench_kernels.h"
 
+#ifdef CLPERM_BENCH_RANDOM123
+#include <Random123/philox.h>
+#endif
+
 #define SHUFFLE_SEED 0x5eed0004u
 #define PHILOX_SEED 0x5eed0008u
 #define INKERNEL_SEED 0x5eed0007u
@@ -212,12 +216,38 @@ static cl_program philox_program(bench_dev *d, char *err, size_t errcap) {
 #endif
 }
 
-/* A fill of n u32 into buffer a (n rounded up to a multiple of 4). */
-double bench_philox_fill(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
+#ifdef CLPERM_BENCH_RANDOM123
+/* The fill's first n numbers against the same generator on the host. */
+static int check_philox(bench_dev *d, uint64_t n, uint64_t seed, char *err, size_t errcap) {
+    uint32_t *got = malloc((size_t)(n + 3) / 4 * 16);
+    int bad = !got || clEnqueueReadBuffer(d->queue, d->a, CL_TRUE, 0, (size_t)n * 4, got, 0, NULL, NULL) != CL_SUCCESS;
+    philox4x32_key_t k = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
+    for (uint64_t i = 0; !bad && i < (n + 3) / 4; i++) {
+        philox4x32_ctr_t c = {{(uint32_t)i, (uint32_t)(i >> 32), 0, 0}};
+        philox4x32_ctr_t v = philox4x32(c, k);
+        for (uint64_t j = 0; j < 4 && 4 * i + j < n; j++) bad |= got[4 * i + j] != v.v[j];
+    }
+    if (bad) snprintf(err, errcap, "differs from Random123's Philox4x32-10 on the host");
+    free(got);
+    return bad;
+}
+#endif
+
+/* A fill of n u32 into buffer a (n rounded up to a multiple of 4), checked against the host's
+ * up to the size `verify` covers. */
+double bench_philox_fill(bench_dev *d, uint64_t n, const bench_timing *t, bench_verify verify, char *err,
+                         size_t errcap) {
     cl_program prog = philox_program(d, err, errcap);
     if (!prog) return -1;
     cl_ulong args[2] = {(n + 3) / 4, PHILOX_SEED};
-    return bench_time_kernel(d, prog, "clperm_bench_philox_fill", args, 2, args[0], 256, t, err, errcap);
+    double s = bench_time_kernel(d, prog, "clperm_bench_philox_fill", args, 2, args[0], 256, t, err, errcap);
+#ifdef CLPERM_BENCH_RANDOM123
+    if (s >= 0 && bench_check_covers(verify, BENCH_KIND_PHILOX_FILL, n) && check_philox(d, n, PHILOX_SEED, err, errcap))
+        s = -1;
+#else
+    (void)verify;
+#endif
+    return s;
 }
 
 /* n numbers drawn by n / BENCH_RNG_DRAWS work-items, as bench_rng_inkernel. */

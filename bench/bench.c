@@ -51,7 +51,7 @@ static int case_runs(const bench_opts *o, bench_dev *d, const bench_case *c, uin
     if (c->flags & BENCH_HOST) return o->host && !d;
     if (!d) return 0;
     if ((c->flags & BENCH_PROGRESS) && !d->profile.forward_progress && !o->detailed) return 0;
-    if ((c->kind == BENCH_KIND_PHILOX_FILL || c->kind == BENCH_KIND_PHILOX_INKERNEL) && !bench_have_philox())
+    if ((c->flags & BENCH_RANDOM123) && !bench_have_philox())
         return !o->detailed ? 0 : 1; /* listed as skipped in the detailed run, as before */
     if (c->kind == BENCH_KIND_RNG_FILL || c->kind == BENCH_KIND_RNG_INKERNEL) {
         clperm_rng_spec spec = {c->rng_family, c->rng_k};
@@ -214,7 +214,7 @@ static double measure(const bench_opts *o, bench_dev *d, const bench_step *s, ui
     case BENCH_KIND_TILE: return bench_tile(d, c->tile, s->segment, c->bits, s->n, t, o->verify, err, errcap);
     case BENCH_KIND_RNG_FILL: return bench_rng_fill(d, &spec, s->n, t, o->verify, err, errcap);
     case BENCH_KIND_RNG_INKERNEL: return bench_rng_inkernel(d, &spec, s->n, t, err, errcap);
-    case BENCH_KIND_PHILOX_FILL: return bench_philox_fill(d, s->n, t, err, errcap);
+    case BENCH_KIND_PHILOX_FILL: return bench_philox_fill(d, s->n, t, o->verify, err, errcap);
     case BENCH_KIND_PHILOX_INKERNEL: return bench_philox_inkernel(d, s->n, t, err, errcap);
     case BENCH_KIND_HOST_SCAN: return bench_host_scan(s->n, t);
     case BENCH_KIND_HOST_FISHER_YATES: return bench_host_fisher_yates(s->n, t);
@@ -285,13 +285,16 @@ static void run_step(bench_run *r, int i, dev_state *ds) {
     if (st && (!st->ok || st->n != s->n || (s->c->kind != BENCH_KIND_COPY && st->copy < 0) ||
                (s->c->kind != BENCH_KIND_COPY && s->c->kind != BENCH_KIND_GATHER && st->gather < 0)))
         return; /* this size could not be measured */
+    if ((s->c->flags & BENCH_RANDOM123) && !bench_have_philox()) {
+        bench_progress_note("%s: %s %s: skipped: built without Random123 (librandom123-dev)", where, s->c->op, variant);
+        return;
+    }
     uint64_t extra = 0;
     double t = measure(r->o, d, s, &extra, err, sizeof err);
     if (t <= 0) {
-        int optional = (s->c->flags & BENCH_OPTIONAL) != 0;
-        bench_progress_note("%s, n = %llu: %s %s %s: %s", where, (unsigned long long)s->n, s->c->op, variant,
-                            optional ? "skipped" : "FAILED", err[0] ? err : "no time measured");
-        r->failures += !optional;
+        bench_progress_note("%s, n = %llu: %s %s %s: FAILED: %s", where, (unsigned long long)s->n, s->c->op, variant,
+                            s->c->type, err[0] ? err : "no time measured");
+        r->failures++;
         if (st && (s->c->kind == BENCH_KIND_COPY || s->c->kind == BENCH_KIND_GATHER)) st->ok = 0;
         return;
     }

@@ -150,7 +150,8 @@ double bench_sort_shuffle(bench_dev *d, uint64_t n, const bench_timing *t, bench
                           char *err, size_t errcap);
 /* Random123's Philox4x32-10: a fill of n u32, and n numbers drawn in a kernel. Negative with err
  * "built without Random123" when the build did not find it (see bench_have_philox). */
-double bench_philox_fill(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
+double bench_philox_fill(bench_dev *d, uint64_t n, const bench_timing *t, bench_verify verify, char *err,
+                         size_t errcap);
 double bench_philox_inkernel(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
 int bench_have_philox(void);
 
@@ -187,7 +188,7 @@ typedef enum bench_bound { BENCH_BOUND_NONE, BENCH_BOUND_COPY, BENCH_BOUND_GATHE
 #define BENCH_LAST_SIZE 2u   /* runs at the last size only (each run builds a program)        */
 #define BENCH_HOST 4u        /* a host reference: runs once per size, not per device          */
 #define BENCH_PROGRESS 8u    /* needs work-groups that make forward progress (look-back)      */
-#define BENCH_OPTIONAL 16u   /* may be missing from the build: a failure is a skip            */
+#define BENCH_RANDOM123 16u  /* needs Random123 (librandom123-dev): a skip in builds without  */
 
 /* One measured variant of an operation. `ops` is the name --ops selects it by; op, variant and
  * type name its rows (these names are what earlier figures were published under). */

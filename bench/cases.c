@@ -83,10 +83,10 @@ const bench_case bench_cases[] = {
 
     /* Generators: fills of u32 (4 bytes written per number), then at the last size the rates of
      * numbers drawn inside a kernel (nothing written per number: no bound). */
-    {"rng", "rng", "rng_fill", "philox4x32-10", "u32", BENCH_KIND_PHILOX_FILL, COPY, 4, .flags = BENCH_OPTIONAL},
+    {"rng", "rng", "rng_fill", "philox4x32-10", "u32", BENCH_KIND_PHILOX_FILL, COPY, 4, .flags = BENCH_RANDOM123},
     RNG_ALL(BENCH_KIND_RNG_FILL, "rng_fill", COPY, 4, 0),
     {"rng", "rng", "rng_inkernel", "philox4x32-10", "u32", BENCH_KIND_PHILOX_INKERNEL, NONE, 0,
-     .flags = BENCH_LAST_SIZE | BENCH_OPTIONAL},
+     .flags = BENCH_LAST_SIZE | BENCH_RANDOM123},
     RNG_ALL(BENCH_KIND_RNG_INKERNEL, "rng_inkernel", NONE, 0, BENCH_LAST_SIZE),
 
     /* Single-thread host references, after every device. */
