@@ -111,7 +111,7 @@ const bench_headline bench_headlines[] = {
     {"partition", "partition", {"counting-3bit"}, {"bitonic-3bit"}, 512, UINT64_C(1) << 20, UINT64_C(1) << 26,
      "counting partition of 512 u32 / bitonic"},
     {"rng", "rng_fill", {"default"}, {"philox4x32-10", "host-xoshiro256**"}, 0, UINT64_C(1) << 22,
-     UINT64_C(1) << 26, "default generator, u32 fill / Philox4x32-10"},
+     UINT64_C(1) << 26, "default generator, u32 / Philox4x32-10 (else host xoshiro)"},
 };
 const size_t bench_nheadlines = sizeof bench_headlines / sizeof bench_headlines[0];
 
