@@ -148,8 +148,9 @@ double bench_dart_throwing(bench_dev *d, uint64_t n, const bench_timing *t, benc
                            char *err, size_t errcap);
 double bench_sort_shuffle(bench_dev *d, uint64_t n, const bench_timing *t, bench_verify verify, uint64_t *extra_bytes,
                           char *err, size_t errcap);
-/* Random123's Philox4x32-10: a fill of n u32, and n numbers drawn in a kernel. Negative with err
- * "built without Random123" when the build did not find it (see bench_have_philox). */
+/* Random123's Philox4x32-10: a fill of n u32 (checked against the host's as `verify` says), and
+ * n numbers drawn in a kernel. Negative with err "built without Random123" when the build did
+ * not find it: bench_have_philox() says which. */
 double bench_philox_fill(bench_dev *d, uint64_t n, const bench_timing *t, bench_verify verify, char *err,
                          size_t errcap);
 double bench_philox_inkernel(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
