@@ -418,6 +418,29 @@ typedef struct clperm_mmd_result {
 CLPERM_API clperm_status clperm_quality_mmd(const uint32_t *perms, uint32_t n, uint64_t count,
                                             double lambda, double alpha, clperm_mmd_result *out);
 
+typedef struct clperm_cycles_result {
+    double statistic;      /* Pearson's chi-squared of the cycle counts against their exact law  */
+    int dof;               /* bins - 1; 0 when the sample is too small for two bins (then
+                              statistic 0 and p_value 1)                                          */
+    double p_value;        /* P(chi^2_dof >= statistic) under uniformity                          */
+    double mean_cycles;    /* the sample's mean cycle count (H_n = 1 + 1/2 + ... + 1/n expected)  */
+    uint64_t odd;          /* odd permutations in the sample (n - cycles odd)                     */
+    double parity_p_value; /* two-sided exact binomial test of odd ~ Binomial(count, 1/2)        */
+} clperm_cycles_result;
+
+/* Cycle structure of a sample against the uniform distribution on n >= 2 items, two tests that
+ * look at what the n = 5 chi-squared and the MMD cannot see at large n:
+ * - parity: under uniformity a permutation is odd with probability 1/2, independently; a
+ *   generator of even permutations only (VariablePhilox at n = 2^k) gives odd = 0;
+ * - cycle count: P(c cycles) = |s(n, c)| / n! (unsigned Stirling numbers of the first kind). The
+ *   counts are binned from the smaller cycle counts up, each bin closed once its expected count
+ *   reaches 5 (the last bin takes the rest and joins the one before if short), and compared with
+ *   the exact law by Pearson's chi-squared.
+ * count >= 1. Costs O(count n) for the sample and O(n log n) for the law. Each permutation must
+ * be one of 0..n-1, else CLPERM_ERROR_INVALID_ARGUMENT and *out is left alone. Thread-safe. */
+CLPERM_API clperm_status clperm_quality_cycles(const uint32_t *perms, uint32_t n, uint64_t count,
+                                               clperm_cycles_result *out);
+
 /* ---------------------------------------------------------------------------------------------
  * Tile sorts in local memory (Afshani and Sitchinava: "Sorting and permuting without bank
  * conflicts on GPUs"). The keys are cut into segments of `segment` consecutive keys (the last one
