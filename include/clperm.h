@@ -315,7 +315,9 @@ CLPERM_API clperm_status clperm_reduce_sum(clperm_ctx *ctx, clperm_type type, cl
  * ------------------------------------------------------------------------------------------- */
 
 typedef enum clperm_bijection {
-    CLPERM_BIJECTION_PHILOX = 1, /* VariablePhilox: a Philox-style Feistel cipher on b bits     */
+    CLPERM_BIJECTION_PHILOX = 1, /* VariablePhilox: a Philox-style Feistel cipher on b bits, then
+                                  * a transposition chosen by the key, which the paper lacks:
+                                  * without it every permutation at n = 2^k is even           */
     CLPERM_BIJECTION_LCG = 2,    /* f(x) = (a x + c) mod 2^b: fast, but only ~n^2 permutations;
                                   * fails the statistical tests (kept as the paper's baseline)  */
     CLPERM_BIJECTION_FEISTEL = 3 /* a Feistel network over a x 2^h with alternating radices, a
@@ -336,7 +338,7 @@ typedef struct clperm_shuffle_opts {
 CLPERM_API clperm_status clperm_bijection_init(clperm_bijection_key *key, uint64_t n, uint64_t seed,
                                                const clperm_shuffle_opts *opts);
 
-/* Sets the seven kernel parameters that CLPERM_BIJECTION_KEY_PARAMS declares (clperm_bijection.h),
+/* Sets the six kernel parameters that CLPERM_BIJECTION_KEY_PARAMS declares (clperm_bijection.h),
  * starting at parameter index `first`, to `key`. Returns the first OpenCL error, if any. */
 CLPERM_API clperm_status clperm_bijection_set_kernel_args(cl_kernel kernel, cl_uint first,
                                                           const clperm_bijection_key *key);
