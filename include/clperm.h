@@ -15,7 +15,10 @@
  * - Device operations are asynchronous: they enqueue kernels on the context's command queue and
  *   return. Each takes an event wait list (num_events, events), as clEnqueueNDRangeKernel does,
  *   and can return an event for its completion through `event` (NULL if not wanted); the caller
- *   owns a returned event and releases it with clReleaseEvent().
+ *   owns a returned event and releases it with clReleaseEvent(). No operation waits for the
+ *   queue, so a wait list may hold user events, or events of other queues of the same
+ *   cl_context, that complete only after the call returns (the diagnostic *_conflicts functions
+ *   excepted: they read their trace back).
  * - Thread safety: a context may be used from several threads at once; operations on one context
  *   are serialised internally. Freeing a context while another thread uses it is an error of the
  *   caller's.
