@@ -484,10 +484,12 @@ static const char user_kernel[] =
     "}\n";
 
 static cl_kernel user_kernel_build(clperm_ctx *ctx, const char *options) {
-    const char *texts[2] = {clperm__cl_clperm_bijection_h, user_kernel};
-    size_t lengths[2] = {clperm__cl_clperm_bijection_h_size, sizeof user_kernel - 1};
+    /* As the library's own programs: clperm_features.h, then the bijections, then the kernel. */
+    const char *texts[3] = {clperm__cl_clperm_features_h, clperm__cl_clperm_bijection_h, user_kernel};
+    size_t lengths[3] = {clperm__cl_clperm_features_h_size, clperm__cl_clperm_bijection_h_size,
+                         sizeof user_kernel - 1};
     cl_int err;
-    cl_program prog = clCreateProgramWithSource(clperm_ctx_cl_context(ctx), 2, texts, lengths, &err);
+    cl_program prog = clCreateProgramWithSource(clperm_ctx_cl_context(ctx), 3, texts, lengths, &err);
     cr_assert_eq(err, CL_SUCCESS);
     cl_device_id dev = clperm_ctx_cl_device(ctx);
     err = clBuildProgram(prog, 1, &dev, options, NULL, NULL);
