@@ -126,11 +126,12 @@ Test(shuffle_stats, lcg_fails) {
 }
 
 /* Fig. 6 of the paper: below about 20 rounds VariablePhilox tends to fail chi-squared at 100,000
- * samples. Here the statistic falls from about 1.8 million (1 round) through 242,000 (2), 175,000
- * (4), 5,800 .. 6,300 (8) to 540 .. 650 (12), whatever the base; at 16 rounds p is around 0.01 ..
- * 0.1, at 20 and more it passes: only 12 rounds and fewer are asserted. (The paper's cipher,
- * without the key's transposition, gave 5.9 million, 650,000, 470,000, 17,000 and 1,100 .. 1,450:
- * the transposition, drawn apart from the rounds, can only bring the law closer to uniform.) */
+ * samples. Here the statistic falls from about 1.85 million (1 round) through 241,000 (2),
+ * 173,000 (4), 6,100 .. 6,350 (8) to 530 .. 680 (12), whatever the base; at 16 rounds p is
+ * around 0.0004 .. 0.01, at 20 and more it passes: only 12 rounds and fewer are asserted. (The
+ * paper's cipher, without the key's transposition, gave 5.9 million, 650,000, 470,000, 17,000 and
+ * 1,100 .. 1,450: the transposition, drawn apart from the rounds, can only bring the law closer
+ * to uniform.) */
 static void few_rounds_fail(clperm_bijection kind, const int *rounds, size_t count) {
     uint64_t base = base_seed();
     for (size_t i = 0; i < count; i++) {

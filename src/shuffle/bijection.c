@@ -81,8 +81,10 @@ clperm_status clperm_bijection_init(clperm_bijection_key *key, uint64_t n, uint6
     }
     if (k.kind == CLPERM_BIJ_PHILOX) {
         /* The transposition that makes the parity a fair coin (clperm_bijection.h): applied when
-         * the top bit of one output is set, of u uniform below n and v uniform among the others. */
-        uint64_t apply = splitmix_next(&state) >> 63;
+         * the top bit of one output mixed with n is set (the round keys do not depend on n; the
+         * coin does, so that one seed's parities at n = 2^j and 2^k are not one), of u uniform
+         * below n and v uniform among the others. */
+        uint64_t apply = mix64(splitmix_next(&state) ^ n) >> 63;
         uint64_t r1 = splitmix_next(&state), r2 = splitmix_next(&state);
         if (apply && n >= 2) {
             k.swap[0] = r1 % n;
