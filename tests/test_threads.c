@@ -239,66 +239,63 @@ static void run_workers(const char *arrangement, clperm_ctx *label_ctx, worker *
         cr_assert(!ws[i].error[0], "%s: %s: %s", test_device_label(label_ctx), arrangement, ws[i].error);
 }
 
-static uint64_t base_seed(const char *what) {
+/* Runs one arrangement on every device present, with the run's seed. */
+typedef void arrangement(size_t device, uint64_t seed);
+
+static void on_every_device(const char *name, arrangement *run) {
+    size_t count = test_device_count();
+    if (!count) cr_skip_test("no OpenCL device present");
     uint64_t seed = test_seed();
-    cr_log_info("%s: seed %#llx (set CLPERM_TEST_SEED to replay)", what, (unsigned long long)seed);
-    return seed;
+    cr_log_info("%s: seed %#llx (set CLPERM_TEST_SEED to replay)", name, (unsigned long long)seed);
+    for (size_t d = 0; d < count; d++) run(d, seed);
 }
 
-Test(threads, shared_context) {
-    size_t count = test_device_count();
-    if (!count) cr_skip_test("no OpenCL device present");
-    uint64_t seed = base_seed("shared_context");
-    for (size_t d = 0; d < count; d++) {
-        clperm_ctx *ctx = test_open(d);
-        cr_assert(ctx, "cannot open device %zu", d);
-        worker ws[THREADS];
-        memset(ws, 0, sizeof ws);
-        for (int i = 0; i < THREADS; i++) ws[i] = (worker){{ctx, NULL}, 1, i, seed, 0, 0, 0, ""};
-        run_workers("one context", ctx, ws, THREADS);
-        clperm_ctx_free(ctx);
-    }
+static clperm_ctx *open_device(size_t d) {
+    clperm_ctx *ctx = test_open(d);
+    cr_assert(ctx, "cannot open device %zu", d);
+    return ctx;
 }
 
-Test(threads, several_contexts) {
-    size_t count = test_device_count();
-    if (!count) cr_skip_test("no OpenCL device present");
-    uint64_t seed = base_seed("several_contexts");
-    for (size_t d = 0; d < count; d++) {
-        clperm_ctx *ctx[CONTEXTS];
-        worker ws[CONTEXTS];
-        memset(ws, 0, sizeof ws);
-        for (int i = 0; i < CONTEXTS; i++) {
-            ctx[i] = test_open(d);
-            cr_assert(ctx[i], "cannot open device %zu", d);
-            ws[i] = (worker){{ctx[i], NULL}, 1, i, seed, 0, 0, 0, ""};
-        }
-        run_workers("contexts of their own", ctx[0], ws, CONTEXTS);
-        for (int i = 0; i < CONTEXTS; i++) clperm_ctx_free(ctx[i]);
-    }
+static void shared_context(size_t d, uint64_t seed) {
+    clperm_ctx *ctx = open_device(d);
+    worker ws[THREADS];
+    memset(ws, 0, sizeof ws);
+    for (int i = 0; i < THREADS; i++) ws[i] = (worker){{ctx, NULL}, 1, i, seed, 0, 0, 0, ""};
+    run_workers("one context", ctx, ws, THREADS);
+    clperm_ctx_free(ctx);
 }
 
-Test(threads, queues_of_one_cl_context) {
-    size_t count = test_device_count();
-    if (!count) cr_skip_test("no OpenCL device present");
-    uint64_t seed = base_seed("queues_of_one_cl_context");
-    for (size_t d = 0; d < count; d++) {
-        clperm_ctx *first = test_open(d);
-        cr_assert(first, "cannot open device %zu", d);
-        cl_context cl = clperm_ctx_cl_context(first);
-        cl_device_id dev = clperm_ctx_cl_device(first);
-        cl_int err;
-        cl_command_queue q = clCreateCommandQueue(cl, dev, 0, &err);
-        cr_assert_eq(err, CL_SUCCESS);
-        clperm_ctx *second = NULL;
-        cr_assert_eq(clperm_ctx_create(&second, cl, dev, q), CLPERM_SUCCESS);
-        clReleaseCommandQueue(q); /* the context retains it */
-        clperm_ctx_set_param(second, CLPERM_PARAM_DISK_CACHE, 0);
-        worker ws[2];
-        memset(ws, 0, sizeof ws);
-        for (int i = 0; i < 2; i++) ws[i] = (worker){{first, second}, 2, i, seed, 0, 0, 0, ""};
-        run_workers("two queues of one cl_context", first, ws, 2);
-        clperm_ctx_free(second);
-        clperm_ctx_free(first);
+static void several_contexts(size_t d, uint64_t seed) {
+    clperm_ctx *ctx[CONTEXTS];
+    worker ws[CONTEXTS];
+    memset(ws, 0, sizeof ws);
+    for (int i = 0; i < CONTEXTS; i++) {
+        ctx[i] = open_device(d);
+        ws[i] = (worker){{ctx[i], NULL}, 1, i, seed, 0, 0, 0, ""};
     }
+    run_workers("contexts of their own", ctx[0], ws, CONTEXTS);
+    for (int i = 0; i < CONTEXTS; i++) clperm_ctx_free(ctx[i]);
 }
+
+static void queues_of_one_cl_context(size_t d, uint64_t seed) {
+    clperm_ctx *first = open_device(d);
+    cl_context cl = clperm_ctx_cl_context(first);
+    cl_device_id dev = clperm_ctx_cl_device(first);
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueue(cl, dev, 0, &err);
+    cr_assert_eq(err, CL_SUCCESS);
+    clperm_ctx *second = NULL;
+    cr_assert_eq(clperm_ctx_create(&second, cl, dev, q), CLPERM_SUCCESS);
+    clReleaseCommandQueue(q); /* the context retains it */
+    clperm_ctx_set_param(second, CLPERM_PARAM_DISK_CACHE, 0);
+    worker ws[2];
+    memset(ws, 0, sizeof ws);
+    for (int i = 0; i < 2; i++) ws[i] = (worker){{first, second}, 2, i, seed, 0, 0, 0, ""};
+    run_workers("two queues of one cl_context", first, ws, 2);
+    clperm_ctx_free(second);
+    clperm_ctx_free(first);
+}
+
+Test(threads, shared_context) { on_every_device("shared_context", shared_context); }
+Test(threads, several_contexts) { on_every_device("several_contexts", several_contexts); }
+Test(threads, queues_of_one_cl_context) { on_every_device("queues_of_one_cl_context", queues_of_one_cl_context); }
