@@ -4,10 +4,10 @@
  *   queues:   two contexts on one cl_context, a queue each, two threads, each op of a chain on the
  *             other queue than the op before, so that every wait crosses queues.
  * Each thread runs rounds on its own buffers: a chain of operations of every family (generator
- * fill, scan, shuffle, copy, tile sort, partition, transpose, permutation, reduction), each
- * waiting on the event(s) of the one(s) before; the first of every third chain waits on a user
- * event that the thread completes only after the whole chain is enqueued. Every output is
- * compared with the host's. Sizes rotate through awkward ones.
+ * fill, scans, shuffles out of and in place, copies, tile sort, partition, transpose, permutation,
+ * reduction), each waiting on the event(s) of the one(s) before; the first of every third chain
+ * waits on a user event that the thread completes only after the whole chain is enqueued. Every
+ * output is compared with the host's. Sizes rotate through awkward ones.
  *
  * Short by default (a few rounds per thread). CLPERM_TEST_SOAK=S runs each arrangement for S
  * seconds per device instead (ctest -L soak) and logs rounds and operations per second. Threads
@@ -56,7 +56,7 @@ typedef struct worker {
 
 /* The host's side of one chain. */
 typedef struct reference {
-    uint32_t *a, *b, *c, *d, *e, *t;
+    uint32_t *a, *b, *c, *d, *e, *t, *i, *f;
     uint64_t *p;
     uint32_t sum;
 } reference;
@@ -73,9 +73,10 @@ static int host_chain(const round_plan *r, reference *h) {
     uint64_t n = r->n;
     size_t bytes = (size_t)n * 4;
     h->a = malloc(bytes), h->b = malloc(bytes), h->c = malloc(bytes), h->d = malloc(bytes), h->e = malloc(bytes);
+    h->i = malloc(bytes), h->f = malloc(bytes);
     h->t = malloc((size_t)r->tcount * T_ROWS * T_COLS * 4 + 4);
     h->p = malloc((size_t)n * 8);
-    if (!h->a || !h->b || !h->c || !h->d || !h->e || !h->t || !h->p) return -1;
+    if (!h->a || !h->b || !h->c || !h->d || !h->e || !h->t || !h->p || !h->i || !h->f) return -1;
     if (clperm_rng_fill_host(&r->spec, CLPERM_RNG_OUT_U32, h->a, n, r->seed, 7) != CLPERM_SUCCESS) return -1;
     test_scan_ref(h->a, h->b, n, 4, 0);
     if (clperm_shuffle_host(h->b, h->c, n, 4, r->seed, &r->shuffle) != CLPERM_SUCCESS) return -1;
@@ -89,16 +90,18 @@ static int host_chain(const round_plan *r, reference *h) {
                 h->t[m * T_ROWS * T_COLS + j * T_ROWS + i] = h->a[m * T_ROWS * T_COLS + i * T_COLS + j];
     if (clperm_permutation_host(CLPERM_TYPE_U64, h->p, n, r->seed ^ 0x5555, &r->perm) != CLPERM_SUCCESS) return -1;
     h->sum = (uint32_t)test_sum_ref(h->a, n, 4);
+    test_scan_ref(h->a, h->i, n, 4, 1);
+    if (clperm_shuffle_host(h->c, h->f, n, 4, r->seed ^ 0xaaaa, &r->perm) != CLPERM_SUCCESS) return -1;
     return 0;
 }
 
 static void reference_free(reference *h) {
-    free(h->a), free(h->b), free(h->c), free(h->d), free(h->e), free(h->t), free(h->p);
+    free(h->a), free(h->b), free(h->c), free(h->d), free(h->e), free(h->t), free(h->p), free(h->i), free(h->f);
 }
 
-enum { BA, BB, BC, BD, BE, BT, BP, BS, BUFS };
+enum { BA, BB, BC, BD, BE, BT, BP, BS, BI, BF, BUFS };
 static const char *const buf_names[BUFS] = {"fill", "scan", "shuffle", "sort", "partition", "transpose",
-                                            "permutation", "sum"};
+                                            "permutation", "sum", "inclusive scan", "shuffle in place"};
 
 /* One chain: enqueue everything, release the user event, wait, read back, compare. */
 static void run_round(worker *w) {
@@ -135,12 +138,12 @@ static void run_round(worker *w) {
     }
 
     uint64_t n = r.n;
-    size_t sizes[BUFS] = {n * 4, n * 4, n * 4, n * 4, n * 4, r.tcount * T_ROWS * T_COLS * 4 + 4, n * 8, 4};
+    size_t sizes[BUFS] = {n * 4, n * 4, n * 4, n * 4, n * 4, r.tcount * T_ROWS * T_COLS * 4 + 4, n * 8, 4, n * 4, n * 4};
     cl_context cl = clperm_ctx_cl_context(c0);
     cl_mem b[BUFS] = {NULL};
     cl_int err = CL_SUCCESS;
     for (int i = 0; i < BUFS && err == CL_SUCCESS; i++) b[i] = clCreateBuffer(cl, CL_MEM_READ_WRITE, sizes[i], NULL, &err);
-    cl_event user = NULL, ev[12] = {NULL};
+    cl_event user = NULL, ev[16] = {NULL};
     int nev = 0;
     if (err == CL_SUCCESS && k % 3 == 0) user = clCreateUserEvent(cl, &err);
     if (err != CL_SUCCESS) FAIL(w, "thread %d: buffers: %d", w->id, err);
@@ -157,7 +160,7 @@ static void run_round(worker *w) {
     } while (0)
 
     cl_event e_fill = NULL, e_scan = NULL, e_shuf = NULL, e_cd = NULL, e_ce = NULL, e_sort = NULL, e_part = NULL,
-             e_tr = NULL, e_perm = NULL, e_sum = NULL;
+             e_tr = NULL, e_perm = NULL, e_sum = NULL, e_inc = NULL, e_cf = NULL, e_inp = NULL;
     STEP("fill", clperm_rng_fill(CTX(0), &r.spec, CLPERM_RNG_OUT_U32, b[BA], n, r.seed, 7, user ? 1 : 0,
                                    user ? &user : NULL, &e_fill));
     STEP("scan", clperm_scan_exclusive(CTX(1), CLPERM_TYPE_U32, b[BA], b[BB], n, 1, &e_fill, &e_scan));
@@ -174,21 +177,25 @@ static void run_round(worker *w) {
     STEP("permutation", clperm_permutation(CTX(8), CLPERM_TYPE_U64, b[BP], n, r.seed ^ 0x5555, &r.perm, 1, &e_tr,
                                            &e_perm));
     STEP("reduce", clperm_reduce_sum(CTX(9), CLPERM_TYPE_U32, b[BA], n, b[BS], 1, &e_perm, &e_sum));
-    cl_event *all[] = {&e_fill, &e_scan, &e_shuf, &e_cd, &e_ce, &e_sort, &e_part, &e_tr, &e_perm, &e_sum};
+    STEP("inclusive scan", clperm_scan_inclusive(CTX(10), CLPERM_TYPE_U32, b[BA], b[BI], n, 1, &e_sum, &e_inc));
+    STEP("copy", clEnqueueCopyBuffer(Q(11), b[BC], b[BF], 0, 0, n * 4, 1, &e_inc, &e_cf));
+    STEP("shuffle in place", clperm_shuffle_inplace(CTX(12), b[BF], n, 4, r.seed ^ 0xaaaa, &r.perm, 1, &e_cf, &e_inp));
+    cl_event *all[] = {&e_fill, &e_scan, &e_shuf, &e_cd, &e_ce, &e_sort, &e_part, &e_tr, &e_perm, &e_sum, &e_inc, &e_cf,
+                       &e_inp};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) ev[nev++] = *all[i];
 #undef STEP
 #undef Q
 #undef CTX
     /* The chain is enqueued: let it start. Nothing above may have waited for it. */
     if (user) clSetUserEventStatus(user, w->error[0] ? -1 : CL_COMPLETE);
-    if (!w->error[0] && clWaitForEvents(1, &e_sum) != CL_SUCCESS) FAIL(w, "thread %d: chain failed", w->id);
+    if (!w->error[0] && clWaitForEvents(1, &e_inp) != CL_SUCCESS) FAIL(w, "thread %d: chain failed", w->id);
     if (w->error[0]) {
         /* Whatever was enqueued finishes (or fails) before the buffers go. */
         for (int i = 0; i < MAX_CTX && i < w->nctx; i++) clFinish(clperm_ctx_cl_queue(w->ctx[i]));
     }
 
-    void *want[BUFS] = {h.a, h.b, h.c, h.d, h.e, h.t, h.p, &h.sum};
-    size_t check[BUFS] = {n * 4, n * 4, n * 4, n * 4, n * 4, r.tcount * T_ROWS * T_COLS * 4, n * 8, 4};
+    void *want[BUFS] = {h.a, h.b, h.c, h.d, h.e, h.t, h.p, &h.sum, h.i, h.f};
+    size_t check[BUFS] = {n * 4, n * 4, n * 4, n * 4, n * 4, r.tcount * T_ROWS * T_COLS * 4, n * 8, 4, n * 4, n * 4};
     void *got = malloc(n * 8 + 64);
     for (int i = 0; i < BUFS && !w->error[0]; i++) {
         if (!check[i]) continue;
