@@ -13,9 +13,9 @@
  *   by the Philox constant M0; the high word xor a round key xor the right half becomes the new
  *   left half, and the low word (a bijection of the left half, M0 being odd) with the right
  *   half's top ("odd") bit shifted in becomes the new right half. Then, unlike the paper, a
- *   transposition chosen by the key: with probability 1/2 (a key bit) the two values swap[0] !=
- *   swap[1], drawn uniformly below n, are exchanged; otherwise swap[0] = swap[1] = 0 and nothing
- *   moves.
+ *   transposition chosen by the key: with probability 1/2 (a bit of the key, drawn from the seed
+ *   after the round keys and mixed with n) the two values swap[0] != swap[1], drawn uniformly
+ *   below n, are exchanged; otherwise swap[0] = swap[1] = 0 and nothing moves.
  *
  *   Why the transposition: from 4 bits up each round of the paper's cipher is an even
  *   permutation of its domain, the product of three even ones: xoring a function of the left
