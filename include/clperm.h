@@ -15,7 +15,10 @@
  * - Device operations are asynchronous: they enqueue kernels on the context's command queue and
  *   return. Each takes an event wait list (num_events, events), as clEnqueueNDRangeKernel does,
  *   and can return an event for its completion through `event` (NULL if not wanted); the caller
- *   owns a returned event and releases it with clReleaseEvent().
+ *   owns a returned event and releases it with clReleaseEvent(). No operation waits for the
+ *   queue, so a wait list may hold user events, or events of other queues of the same
+ *   cl_context, that complete only after the call returns (the diagnostic *_conflicts functions
+ *   excepted: they read their trace back).
  * - Thread safety: a context may be used from several threads at once; operations on one context
  *   are serialised internally. Freeing a context while another thread uses it is an error of the
  *   caller's.
@@ -359,7 +362,8 @@ CLPERM_API clperm_status clperm_reduce_sum(clperm_ctx *ctx, clperm_type type, cl
  * ------------------------------------------------------------------------------------------- */
 
 typedef enum clperm_bijection {
-    /* VariablePhilox: a Philox-style Feistel cipher on b bits */
+    /* VariablePhilox: a Philox-style Feistel cipher on b bits, then a transposition chosen by the
+     * key, which the paper lacks: without it every permutation at n = 2^k is even */
     CLPERM_BIJECTION_PHILOX = CLPERM_BIJ_PHILOX,
     /* f(x) = (a x + c) mod 2^b: fast, but only ~n^2 permutations; fails the statistical tests
      * (kept as the paper's baseline) */
@@ -468,6 +472,29 @@ typedef struct clperm_mmd_result {
  * 0 < alpha < 1. n_dis is counted in O(n log n) per pair. */
 CLPERM_API clperm_status clperm_quality_mmd(const uint32_t *perms, uint32_t n, uint64_t count,
                                             double lambda, double alpha, clperm_mmd_result *out);
+
+typedef struct clperm_cycles_result {
+    double statistic;      /* Pearson's chi-squared of the cycle counts against their exact law  */
+    int dof;               /* bins - 1; 0 when the sample is too small for two bins (then
+                              statistic 0 and p_value 1)                                          */
+    double p_value;        /* P(chi^2_dof >= statistic) under uniformity                          */
+    double mean_cycles;    /* the sample's mean cycle count (H_n = 1 + 1/2 + ... + 1/n expected)  */
+    uint64_t odd;          /* odd permutations in the sample (n - cycles odd)                     */
+    double parity_p_value; /* two-sided exact binomial test of odd ~ Binomial(count, 1/2)        */
+} clperm_cycles_result;
+
+/* Cycle structure of a sample against the uniform distribution on n >= 2 items, two tests that
+ * look at what the n = 5 chi-squared and the MMD cannot see at large n:
+ * - parity: under uniformity a permutation is odd with probability 1/2, independently; a
+ *   generator of even permutations only (VariablePhilox at n = 2^k) gives odd = 0;
+ * - cycle count: P(c cycles) = |s(n, c)| / n! (unsigned Stirling numbers of the first kind). The
+ *   counts are binned from the smaller cycle counts up, each bin closed once its expected count
+ *   reaches 5 (the last bin takes the rest and joins the one before if short), and compared with
+ *   the exact law by Pearson's chi-squared.
+ * count >= 1. Costs O(count n) for the sample and O(n log n) for the law. Each permutation must
+ * be one of 0..n-1, else CLPERM_ERROR_INVALID_ARGUMENT and *out is left alone. Thread-safe. */
+CLPERM_API clperm_status clperm_quality_cycles(const uint32_t *perms, uint32_t n, uint64_t count,
+                                               clperm_cycles_result *out);
 
 /* ---------------------------------------------------------------------------------------------
  * Tile sorts in local memory (Afshani and Sitchinava: "Sorting and permuting without bank

@@ -56,6 +56,11 @@ const char *test_device_label(clperm_ctx *ctx) {
     return label;
 }
 
+int test_quick(void) {
+    const char *env = getenv("CLPERM_TEST_QUICK");
+    return env && atoi(env) > 0;
+}
+
 uint64_t test_seed(void) {
     const char *env = getenv("CLPERM_TEST_SEED");
     return env && *env ? strtoull(env, NULL, 0) : 0x2026112100000001ull;

@@ -42,6 +42,10 @@ int test_devices_next(test_devices *it);
 /* "PLATFORM / DEVICE" for messages. */
 const char *test_device_label(clperm_ctx *ctx);
 
+/* 1 when CLPERM_TEST_QUICK is set to a positive number: host tests leave out their largest sizes
+ * (the memcheck runs, where every instruction costs fifty). */
+int test_quick(void);
+
 /* The seed of this run: CLPERM_TEST_SEED if set, else a fixed default; printed by the tests. */
 uint64_t test_seed(void);
 void test_fill_random(void *buf, size_t bytes, uint64_t seed);

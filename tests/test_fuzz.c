@@ -213,7 +213,7 @@ static clperm_status f_host(pools *p, char *what, size_t cap) {
     static uint32_t host[ITEMS], state[4096];
     clperm_ctx *c = any_ctx(p);
     snprintf(what, cap, "host or context call");
-    switch (pick(p, 12)) {
+    switch (pick(p, 13)) {
     case 0: return clperm_ctx_set_param(c, (clperm_param)any_enum(p, CLPERM_PARAM_DISK_CACHE, 1, 14), any_enum(p, 0, 0, 1024));
     case 1: {
         int v = 0;
@@ -258,6 +258,11 @@ static clperm_status f_host(pools *p, char *what, size_t cap) {
     case 9: {
         clperm_chi2_result r;
         return clperm_quality_chi2_5(pick(p, 4) ? host : NULL, pick(p, 10), pick(p, 4) ? &r : NULL);
+    }
+    case 11: {
+        /* Counts and sizes within the array (the sample's length is the caller's to get right). */
+        clperm_cycles_result r;
+        return clperm_quality_cycles(pick(p, 4) ? host : NULL, (uint32_t)pick(p, 70), pick(p, 10), pick(p, 4) ? &r : NULL);
     }
     case 10: {
         char buf[512];

@@ -151,6 +151,7 @@ Test(rng_host, conversions) {
 Test(rng_host, jump_ahead) {
     for (size_t t = 0; t < NTABLES; t++) {
         clperm_rng_spec spec = {(clperm_rng_family)tables[t].family, tables[t].k};
+        if (test_quick() && spec.k > 8) continue; /* the matrix powers grow as the state cubed */
         uint32_t n = clperm_rng_state_bits(&spec), sw = n / 32;
         uint32_t seeded[128], a[128], b[128], chain[3 * 128];
         cr_assert_eq(clperm_rng_seed_host(&spec, 77, 3, seeded), CLPERM_SUCCESS);
