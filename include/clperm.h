@@ -36,6 +36,7 @@
 #include <CL/cl.h>
 #endif
 
+#include "clperm_features.h"
 #include "clperm_bijection.h"
 #include "clperm_version.h"
 
@@ -163,9 +164,9 @@ typedef enum clperm_sg_source {
 
 /* How kernels implement subgroup operations (broadcast, shuffle, scan, reduce, vote). */
 typedef enum clperm_sg_impl {
-    CLPERM_SG_IMPL_LOCAL = 1, /* local memory and work-group barriers: runs everywhere        */
-    CLPERM_SG_IMPL_KHR = 2,   /* OpenCL subgroup built-ins (cl_khr_subgroups or OpenCL 2.x+)  */
-    CLPERM_SG_IMPL_PTX = 3    /* NVIDIA inline PTX: shfl.sync, vote.sync                      */
+    CLPERM_SG_IMPL_LOCAL = CLPERM_SG_USE_LOCAL, /* local memory and work-group barriers: runs everywhere        */
+    CLPERM_SG_IMPL_KHR = CLPERM_SG_USE_KHR, /* OpenCL subgroup built-ins (cl_khr_subgroups or OpenCL 2.x+)  */
+    CLPERM_SG_IMPL_PTX = CLPERM_SG_USE_PTX /* NVIDIA inline PTX: shfl.sync, vote.sync                      */
 } clperm_sg_impl;
 
 typedef struct clperm_profile {
@@ -273,8 +274,8 @@ CLPERM_API clperm_status clperm_ctx_counter(const clperm_ctx *ctx, clperm_counte
  * ------------------------------------------------------------------------------------------- */
 
 typedef enum clperm_type {
-    CLPERM_TYPE_U32 = 1, /* cl_uint  */
-    CLPERM_TYPE_U64 = 2  /* cl_ulong */
+    CLPERM_TYPE_U32 = CLPERM_KIND_U32, /* cl_uint  */
+    CLPERM_TYPE_U64 = CLPERM_KIND_U64 /* cl_ulong */
 } clperm_type;
 
 /* Size in bytes of one item of `type`, 0 for an unknown type. */
@@ -315,10 +316,10 @@ CLPERM_API clperm_status clperm_reduce_sum(clperm_ctx *ctx, clperm_type type, cl
  * ------------------------------------------------------------------------------------------- */
 
 typedef enum clperm_bijection {
-    CLPERM_BIJECTION_PHILOX = 1, /* VariablePhilox: a Philox-style Feistel cipher on b bits     */
-    CLPERM_BIJECTION_LCG = 2,    /* f(x) = (a x + c) mod 2^b: fast, but only ~n^2 permutations;
+    CLPERM_BIJECTION_PHILOX = CLPERM_BIJ_PHILOX, /* VariablePhilox: a Philox-style Feistel cipher on b bits     */
+    CLPERM_BIJECTION_LCG = CLPERM_BIJ_LCG, /* f(x) = (a x + c) mod 2^b: fast, but only ~n^2 permutations;
                                   * fails the statistical tests (kept as the paper's baseline)  */
-    CLPERM_BIJECTION_FEISTEL = 3 /* a Feistel network over a x 2^h with alternating radices, a
+    CLPERM_BIJECTION_FEISTEL = CLPERM_BIJ_FEISTEL /* a Feistel network over a x 2^h with alternating radices, a
                                   * domain within ~sqrt(n) of n (clperm_bijection.h)            */
 } clperm_bijection;
 
@@ -577,18 +578,18 @@ CLPERM_API clperm_status clperm_transpose_conflicts(clperm_ctx *ctx, clperm_type
 
 typedef enum clperm_rng_family {
     CLPERM_RNG_FAMILY_AUTO = 0,       /* the device's default (clperm_rng_default)            */
-    CLPERM_RNG_FAMILY_CORRELATED = 1, /* two inputs, shift and rotate (Listing 2)             */
-    CLPERM_RNG_FAMILY_THREE = 2,      /* plus a third unshifted input (Listing 3)             */
-    CLPERM_RNG_FAMILY_SLOWMEM = 3,    /* two inputs used twice (Listing 4)                    */
-    CLPERM_RNG_FAMILY_ITERATED = 4,   /* two correlated passes per draw (Listing 5)           */
-    CLPERM_RNG_FAMILY_BUFFERED = 5    /* one register per work-item doubles the state (Listing 6) */
+    CLPERM_RNG_FAMILY_CORRELATED = CLPERM_RNG_CORRELATED, /* two inputs, shift and rotate (Listing 2)             */
+    CLPERM_RNG_FAMILY_THREE = CLPERM_RNG_THREE, /* plus a third unshifted input (Listing 3)             */
+    CLPERM_RNG_FAMILY_SLOWMEM = CLPERM_RNG_SLOWMEM, /* two inputs used twice (Listing 4)                    */
+    CLPERM_RNG_FAMILY_ITERATED = CLPERM_RNG_ITERATED, /* two correlated passes per draw (Listing 5)           */
+    CLPERM_RNG_FAMILY_BUFFERED = CLPERM_RNG_BUFFERED /* one register per work-item doubles the state (Listing 6) */
 } clperm_rng_family;
 
 typedef enum clperm_rng_output {
-    CLPERM_RNG_OUT_U32 = 1,    /* cl_uint: one draw                                          */
-    CLPERM_RNG_OUT_U64 = 2,    /* cl_ulong: two draws, the first in the high half            */
-    CLPERM_RNG_OUT_FLOAT = 3,  /* float in [0, 1): a draw's top 24 bits times 2^-24          */
-    CLPERM_RNG_OUT_DOUBLE = 4  /* double in [0, 1): a u64's top 53 bits times 2^-53         */
+    CLPERM_RNG_OUT_U32 = CLPERM_RNG_OUTPUT_U32, /* cl_uint: one draw                                          */
+    CLPERM_RNG_OUT_U64 = CLPERM_RNG_OUTPUT_U64, /* cl_ulong: two draws, the first in the high half            */
+    CLPERM_RNG_OUT_FLOAT = CLPERM_RNG_OUTPUT_FLOAT, /* float in [0, 1): a draw's top 24 bits times 2^-24          */
+    CLPERM_RNG_OUT_DOUBLE = CLPERM_RNG_OUTPUT_DOUBLE /* double in [0, 1): a u64's top 53 bits times 2^-53         */
 } clperm_rng_output;
 
 /* A generator: family and k (8, 16, 32 or 64 work-items sharing it). */

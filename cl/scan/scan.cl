@@ -213,7 +213,7 @@ inline clperm_t clperm__look_back_serial(uint tile, clperm_t aggregate, volatile
 inline clperm_t clperm__look_back(uint tile, clperm_t aggregate, volatile __global uint *flags,
                                   volatile __global uint *vals, uint epoch,
                                   __local clperm_t *prefix_sh, __local ulong *scr) {
-#if CLPERM_SG_IMPL == CLPERM_SG_IMPL_LOCAL
+#if CLPERM_SG_IMPL == CLPERM_SG_USE_LOCAL
     /* No hardware subgroups: one work-item walks back, tile by tile. */
     if (get_local_id(0) == 0) *prefix_sh = clperm__look_back_serial(tile, aggregate, flags, vals, epoch);
 #else

@@ -6,6 +6,27 @@
 
 #include "internal.h"
 
+/* The texts a program compiles: clperm_features.h first, then the source's own. */
+#define MAX_TEXTS 16
+
+typedef struct program_texts {
+    cl_uint count;
+    const char *texts[MAX_TEXTS];
+    size_t lengths[MAX_TEXTS];
+} program_texts;
+
+static clperm_status gather_texts(const clperm__source *src, program_texts *out) {
+    CLPERM_RETURN_IF(src->count < 0 || src->count + 1 > MAX_TEXTS, CLPERM_ERROR_INVALID_ARGUMENT);
+    out->count = (cl_uint)src->count + 1;
+    out->texts[0] = clperm__cl_clperm_features_h;
+    out->lengths[0] = clperm__cl_clperm_features_h_size;
+    for (int i = 0; i < src->count; i++) {
+        out->texts[i + 1] = src->texts[i];
+        out->lengths[i + 1] = src->lengths ? src->lengths[i] : strlen(src->texts[i]);
+    }
+    return CLPERM_SUCCESS;
+}
+
 static uint64_t memory_key(const clperm__source *src, const char *options) {
     clperm__hash hs;
     clperm__hash_init(&hs);
@@ -15,10 +36,11 @@ static uint64_t memory_key(const clperm__source *src, const char *options) {
 }
 
 /* Everything that can change the binary, as text: the disk cache compares it in full. */
-static char *disk_key(const clperm_ctx *ctx, const clperm__source *src, const char *options) {
+static char *disk_key(const clperm_ctx *ctx, const clperm__source *src, const program_texts *pt,
+                      const char *options) {
     clperm__hash hs;
     clperm__hash_init(&hs);
-    for (int i = 0; i < src->count; i++) clperm__hash_bytes(&hs, src->texts[i], src->lengths[i]);
+    for (cl_uint i = 0; i < pt->count; i++) clperm__hash_bytes(&hs, pt->texts[i], pt->lengths[i]);
     const clperm_profile *p = &ctx->profile;
     size_t cap = strlen(options) + 1024;
     char *key = malloc(cap);
@@ -81,14 +103,15 @@ static void to_disk(clperm_ctx *ctx, cl_program prog, const char *key) {
 static clperm_status build(clperm_ctx *ctx, const clperm__source *src, const char *options, cl_program *out) {
     char *key = NULL;
     cl_program prog = NULL;
+    program_texts pt;
+    CLPERM_TRY(gather_texts(src, &pt));
     if (ctx->disk_cache) {
-        key = disk_key(ctx, src, options);
+        key = disk_key(ctx, src, &pt, options);
         if (key) prog = from_binary(ctx, key, options);
     }
     if (!prog) {
         cl_int err;
-        prog = clCreateProgramWithSource(ctx->context, (cl_uint)src->count, (const char **)src->texts,
-                                         src->lengths, &err);
+        prog = clCreateProgramWithSource(ctx->context, pt.count, pt.texts, pt.lengths, &err);
         if (!prog) {
             free(key);
             return err;
