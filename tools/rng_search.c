@@ -957,11 +957,11 @@ static int selftest(const factors *fs) {
      * and 0 .. 3 of the next (dieharder's DNA test failed it with p = 0 at every seed), and
      * correlated k=8, whose new word 0 has bit 0 = bit 6 of old word 7. */
     {
-        static const clperm_rng_ulong three16[16] = {
+        static const clperm_u64 three16[16] = {
             0x000ac00d3c9UL, 0x0008c00818dUL, 0x0006c006384UL, 0x0002c00e287UL, 0x001ac00f34eUL, 0x0008c00b248UL,
             0x001cc0022ccUL, 0x000ec00a04bUL, 0x001ec00010aUL, 0x0012c007201UL, 0x000cc00300fUL, 0x000ac005303UL,
             0x0008c0091c0UL, 0x0010c00c085UL, 0x0006c0040c2UL, 0x000cc001146UL};
-        static const clperm_rng_ulong correlated8[8] = {0x000c80001c4UL, 0x00068000146UL, 0x000e8000005UL,
+        static const clperm_u64 correlated8[8] = {0x000c80001c4UL, 0x00068000146UL, 0x000e8000005UL,
                                                         0x00188000040UL, 0x000a8000087UL, 0x00028000103UL,
                                                         0x001a80000c1UL, 0x000c8000182UL};
         shipped before[2] = {{CLPERM_RNG_THREE, 16, three16}, {CLPERM_RNG_CORRELATED, 8, correlated8}};
