@@ -104,7 +104,8 @@ static void usage(FILE *f) {
           "generator (family and k), Random123's Philox4x32-10 (when built with librandom123-dev)\n"
           "and the host's single-thread xoshiro256**; \"of copy\" compares the bytes written (4 per\n"
           "number) with the copy. At the last size, rng_inkernel rows draw n numbers inside a\n"
-          "kernel, consumed in registers (256 per work-item), through the device API.\n"
+          "kernel, consumed in registers (256 per work-item), through the device API. Variants\n"
+          "ending in -x are the default family with the scrambled output (starstar).\n"
           "  --no-host         skip the host's single-thread reference rows.\n"
           "  --no-verify       do not check results against the host's (scan, shuffle, sort).\n"
           "  --json            one JSON object per line instead of the table.\n"
@@ -412,7 +413,9 @@ static int sort_rows(const bench_opts *o, bench_dev *d, uint64_t n, const bench_
 static const char *const rng_family_names[] = {"", "correlated", "three", "slowmem", "iterated", "buffered"};
 
 /* Generator rows at size n: a fill of n u32 by every shipped generator, Random123's Philox peer,
- * and (at the last size only: each builds a program) the in-kernel rates. Returns failures. */
+ * and (at the last size only: each builds a program) the in-kernel rates. The default family at
+ * each k runs again with the scrambled output (CLPERM_RNG_SCRAMBLE_STARSTAR), variant suffix -x,
+ * so the scrambler's cost reads off neighbouring rows. Returns failures. */
 static int rng_rows(const bench_opts *o, bench_dev *d, uint64_t n, int last, const bench_row *bounds, bench_row *rows,
                     size_t *nrows) {
     int failures = 0;
@@ -420,27 +423,28 @@ static int rng_rows(const bench_opts *o, bench_dev *d, uint64_t n, int last, con
     if (!op_selected(o, "rng")) return 0;
     for (int inkernel = 0; inkernel <= last; inkernel++)
         for (int f = 0; f <= 5; f++)
-            for (uint32_t k = 8; k <= 64; k *= 2) {
-                clperm_rng_spec spec = {(clperm_rng_family)f, k};
-                if (f == 0 ? k != 8 : !clperm_rng_state_bits(&spec)) continue;
-                char variant[32];
-                if (f) snprintf(variant, sizeof variant, "%s-k%u", rng_family_names[f], k);
-                else snprintf(variant, sizeof variant, "philox4x32-10");
-                const char *op = inkernel ? "rng_inkernel" : "rng_fill";
-                fprintf(stderr, ", %s %s", op, variant);
-                fflush(stderr);
-                double t = inkernel ? bench_rng_inkernel(d, f ? &spec : NULL, n, &o->timing, err, sizeof err)
-                           : f      ? bench_rng_fill(d, &spec, n, &o->timing, o->verify, err, sizeof err)
-                                    : bench_philox_fill(d, n, &o->timing, err, sizeof err);
-                if (t < 0) {
-                    fprintf(stderr, " %s: %s\n  ", f ? "FAILED" : "skipped", err);
-                    failures += f != 0;
-                    continue;
+            for (uint32_t k = 8; k <= 64; k *= 2)
+                for (int x = 0; x <= (f == CLPERM_RNG_FAMILY_THREE); x++) {
+                    clperm_rng_spec spec = {(clperm_rng_family)f, k, (clperm_rng_scramble)x};
+                    if (f == 0 ? k != 8 : !clperm_rng_state_bits(&spec)) continue;
+                    char variant[32];
+                    if (f) snprintf(variant, sizeof variant, "%s-k%u%s", rng_family_names[f], k, x ? "-x" : "");
+                    else snprintf(variant, sizeof variant, "philox4x32-10");
+                    const char *op = inkernel ? "rng_inkernel" : "rng_fill";
+                    fprintf(stderr, ", %s %s", op, variant);
+                    fflush(stderr);
+                    double t = inkernel ? bench_rng_inkernel(d, f ? &spec : NULL, n, &o->timing, err, sizeof err)
+                               : f      ? bench_rng_fill(d, &spec, n, &o->timing, o->verify, err, sizeof err)
+                                        : bench_philox_fill(d, n, &o->timing, err, sizeof err);
+                    if (t < 0) {
+                        fprintf(stderr, " %s: %s\n  ", f ? "FAILED" : "skipped", err);
+                        failures += f != 0;
+                        continue;
+                    }
+                    bench_row *r = add_row(rows, nrows, bench_dev_profile(d), op, variant, "u32", n, 4, t, inkernel ? 0 : 4);
+                    if (!r) return failures;
+                    finish_row(o, r, bounds, 0);
                 }
-                bench_row *r = add_row(rows, nrows, bench_dev_profile(d), op, variant, "u32", n, 4, t, inkernel ? 0 : 4);
-                if (!r) return failures;
-                finish_row(o, r, bounds, 0);
-            }
     return failures;
 }
 

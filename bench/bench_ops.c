@@ -765,7 +765,7 @@ static double time_kernel(bench_dev *d, cl_program prog, const char *name, const
     for (int i = 0; i < nargs && e == CL_SUCCESS; i++) e = clSetKernelArg(k, (cl_uint)i + 1, sizeof args[i], &args[i]);
     double s = -1;
     if (e == CL_SUCCESS) {
-        rng_run r = {{0, 0}, 0, k, (size_t)((items + wg - 1) / wg * wg), wg};
+        rng_run r = {{0, 0, 0}, 0, k, (size_t)((items + wg - 1) / wg * wg), wg};
         s = timed(d, run_rng_kernel, &r, t, err, errcap);
     } else {
         snprintf(err, errcap, "%s", clperm_status_name(e));
