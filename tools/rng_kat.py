@@ -8,6 +8,10 @@ STARSTAR scrambler. Only the parameter tables are read from the C header.
 
     rng_kat.py TABLES_H KAT_FILE           check every line of KAT_FILE (exit 1 on a mismatch)
     rng_kat.py TABLES_H FAMILY K SCRAMBLE SEED STREAM   print that line
+    rng_kat.py TABLES_H --windows [W B]    each table's smallest dependent window (exit 1 if any)
+
+The last is rng_search's window check done again: W <= 10 successive output words, b bits at one
+offset of each (cyclically), W b <= 64, from every start and offset (docs/rng-quality.md).
 
 A line of KAT_FILE: family k scrambler seed stream, then the first 16 u32 of
 clperm_rng_fill_host(spec, CLPERM_RNG_OUT_U32, out, 16, seed, stream), in hex.
@@ -124,7 +128,73 @@ def line(tables, family, k, scramble, seed, stream):
     return "%s %d %s 0x%016x %d %s" % (family, k, scramble, seed, stream, " ".join("%08x" % w for w in words))
 
 
+def output_forms(family, params, draws):
+    """forms[d][j][bit]: output bit `bit` of word j at draw d (d = 0: the state itself) as an
+    integer whose bit i says whether state bit i enters it. The generator is linear, so running
+    it from each unit state gives the columns."""
+    k = len(params)
+    n = 32 * k * (2 if family == 5 else 1)
+    forms = [[[0] * 32 for _ in range(k)] for _ in range(draws)]
+    for i in range(n):
+        s = [(1 << (i % 32)) if i // 32 == j else 0 for j in range(k)]
+        b = [(1 << (i % 32)) if i // 32 == k + j else 0 for j in range(k)]
+        for d in range(draws):
+            if d:
+                s = draw(family, params, s, b)
+            for j in range(k):
+                for bit in range(32):
+                    if s[j] >> bit & 1:
+                        forms[d][j][bit] |= 1 << i
+    return forms
+
+
+def smallest_window(family, params, max_words=10, max_bits=64):
+    """(W, b, start, offset, rank) of the dependent window with fewest bits, then fewest words;
+    None when there is none."""
+    k = len(params)
+    draws = (k - 1 + max_words + k - 1) // k + 1
+    forms = output_forms(family, params, draws)
+    seq = [forms[d][j] for d in range(draws) for j in range(k)]
+    best = None
+    for b in range(1, 33):
+        wmax = min(max_words, max_bits // b)
+        for start in range(k):
+            if start + wmax <= k:
+                continue  # inside one draw: distinct state bits
+            for off in range(1 if b == 32 else 32):
+                basis, rank = {}, 0
+                for w in range(wmax):
+                    for i in range(b):
+                        v = seq[start + w][(off + i) % 32]
+                        while v:
+                            h = v.bit_length() - 1
+                            if h not in basis:
+                                basis[h] = v
+                                rank += 1
+                                break
+                            v ^= basis[h]
+                    if rank < (w + 1) * b:
+                        if best is None or ((w + 1) * b, w + 1) < (best[0] * best[1], best[0]):
+                            best = (w + 1, b, start, off, rank)
+                        break
+    return best
+
+
 def main(argv):
+    if len(argv) in (3, 5) and argv[2] == "--windows":
+        words, bits = (int(argv[3]), int(argv[4])) if len(argv) == 5 else (10, 64)
+        names = {v: f for f, v in FAMILIES.items()}
+        found = 0
+        for (family, k), params in sorted(read_tables(argv[1]).items()):
+            w = smallest_window(family, params, words, bits)
+            if w:
+                print("%s k=%d: dependent window of %d words x %d bits (from word %d, offset %d): rank %d"
+                      % (names[family], k, w[0], w[1], w[2], w[3], w[4]))
+                found += 1
+            else:
+                print("%s k=%d: no dependent window of <= %d words, <= %d bits" % (names[family], k, words, bits))
+            sys.stdout.flush()
+        return 1 if found else 0
     if len(argv) == 3:
         tables, bad, count = read_tables(argv[1]), 0, 0
         for text in open(argv[2]):

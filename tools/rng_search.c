@@ -38,6 +38,7 @@
  *   rng_search --factors FILE --prove-tables       (every shipped table of clperm_rng_tables.h)
  *   rng_search --factors FILE --windows [--window-words W] [--window-bits B]
  *   rng_search --factors FILE --family F --k K [--seed S] [--tries N] [--keep M] [--no-score]
+ *   rng_search --factors FILE --family F --k K --seed S --candidate I   (rebuild one entry)
  *              F: correlated three slowmem iterated buffered, or correlated-shift (Listing 2 with
  *              a logical right shift, which cannot reach full period; for the record)
  */
@@ -766,6 +767,26 @@ static int search(const factors *fs, int family, int k, uint64_t seed, long trie
     return 0;
 }
 
+/* Candidate `index` (1-based) of the search from `seed`, proved, checked and scored again: how
+ * make_rng_tables.sh rebuilds a table without searching. 1 when it is not full period or has a
+ * dependent window. */
+static int rebuild(const factors *fs, int family, int k, uint64_t seed, long index, int streams, int do_score) {
+    rng_state = seed;
+    generator g;
+    for (long t = 0; t < index; t++) candidate(&g, family, k);
+    window_defect wd;
+    int defect = generator_window_defect(&g, window_words, window_bits, 1, &wd);
+    if (defect != 0 || !generator_full_period(&g, fs, seed ^ (uint64_t)(index - 1))) {
+        fprintf(stderr, "rng_search: %s k=%d candidate %ld from seed %llu is %s\n", family_name(family), k, index,
+                (unsigned long long)seed, defect ? "rejected for a window" : "not full period");
+        return 1;
+    }
+    score sc;
+    if (do_score && generator_score(&g, streams > 0 && streams < k ? streams : k, &sc) != 0) return -1;
+    print_entry(&g, do_score ? &sc : NULL, seed, index, stdout);
+    return 0;
+}
+
 /* ---- the shipped tables ---- */
 
 typedef struct shipped {
@@ -982,7 +1003,7 @@ int main(int argc, char **argv) {
     const char *factor_path = NULL, *family = "three";
     int k = 8, check = 0, self = 0, prove = 0, windows = 0, keep = 1, streams = 0, do_score = 1;
     uint64_t seed = 1;
-    long tries = 1000000;
+    long tries = 1000000, index = 0, share = 0;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--factors") && v) factor_path = argv[++i];
@@ -999,21 +1020,26 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--seed") && v) seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--tries") && v) tries = atol(argv[++i]);
         else if (!strcmp(argv[i], "--keep") && v) keep = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--candidate") && v) index = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--window-share") && v) share = atol(argv[++i]);
         else if (!strcmp(argv[i], "--streams") && v) streams = atoi(argv[++i]);
         else {
             int help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
             fprintf(help ? stdout : stderr,
                     "usage: rng_search --factors FILE --check-factors | --selftest | --prove-tables | --windows\n"
                     "       rng_search --factors FILE --family F --k K [--seed S] [--tries N] [--keep M]\n"
-                    "                  [--streams J] [--no-score] [--per-word-shifts]\n"
+                    "                  [--candidate I] [--streams J] [--no-score] [--per-word-shifts]\n"
+                    "       rng_search --factors FILE --family F --k K [--seed S] --window-share N\n"
                     "  [--window-words W] [--window-bits B] with any of them: the window bounds (default 10, 64)\n"
                     "  F: correlated three slowmem iterated buffered (correlated-shift: Listing 2 as written)\n"
                     "  K: 8 16 32 64. Scores the first M full-period candidates (default 1) and prints the\n"
-                    "  best as a table entry for clperm_rng_tables.h; --streams J scores streams 0..J-1 only;\n"
+                    "  best as a table entry for clperm_rng_tables.h; --candidate I takes the I-th candidate\n"
+                    "  from the seed instead (proved and checked again); --streams J scores streams 0..J-1 only;\n"
                     "  --per-word-shifts draws both shifts per word instead of as the listings do.\n"
                     "  A candidate is kept when it is full period and no window of <= W successive output\n"
                     "  words has a field of b bits at one offset (W b <= B) that is linearly dependent;\n"
-                    "  --windows prints the smallest dependent window of every shipped table.\n");
+                    "  --windows prints the smallest dependent window of every shipped table;\n"
+                    "  --window-share N how many of N candidates pass that check.\n");
             return help ? 0 : 2;
         }
     }
@@ -1044,6 +1070,22 @@ int main(int argc, char **argv) {
         fprintf(stderr, "rng_search: unknown family %s, or k not one of 8 16 32 64\n", family);
         return 2;
     }
-    int rc = search(&fs, fam, k, seed, tries, keep, streams, do_score);
+    if (share > 0) { /* how many of `share` candidates (full period or not) pass the window check */
+        rng_state = seed;
+        long pass = 0;
+        for (long t = 0; t < share; t++) {
+            generator g;
+            window_defect wd;
+            candidate(&g, fam, k);
+            int r = generator_window_defect(&g, window_words, window_bits, 1, &wd);
+            if (r < 0) return 1;
+            pass += r == 0;
+        }
+        printf("%s k=%d: %ld of %ld candidates from seed %llu have no dependent window of <= %d words, <= %d bits\n",
+               family_name(fam), k, pass, share, (unsigned long long)seed, window_words, window_bits);
+        return 0;
+    }
+    int rc = index > 0 ? rebuild(&fs, fam, k, seed, index, streams, do_score)
+                       : search(&fs, fam, k, seed, tries, keep, streams, do_score);
     return rc ? 1 : 0;
 }
