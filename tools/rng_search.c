@@ -674,6 +674,11 @@ static int generator_window_defect(const generator *g, int max_words, int max_bi
     int found = 0;
     for (int b = 1; b <= W && !(found && first); b++) {
         int wmax = max_bits / b < max_words ? max_bits / b : max_words;
+        int wnext = b < W ? (max_bits / (b + 1) < max_words ? max_bits / (b + 1) : max_words) : 0;
+        /* A field of b bits lies in the field of b + 1 bits at the same offset, so a dependent
+         * window of W <= wnext words shows at b + 1 too: to decide, only the b whose bound on W is
+         * larger than the next one's need be checked. */
+        if (first && wnext == wmax) continue;
         for (int start = 0; start < k && !(found && first); start++) {
             if (start + wmax <= k) continue; /* inside one draw: distinct state bits */
             for (int off = 0; off < (b == W ? 1 : W) && !(found && first); off++) {
