@@ -195,8 +195,8 @@ CLPERM_INLINE clperm_u64 clperm_rng_double_bits(clperm_u64 u) {
  * work-item of the work-group must make the same draws, in uniform control flow. The stream of
  * work-item j is word j of the states after each update, through the scrambler; the same (seed,
  * stream, family, k, scrambler) gives the same numbers on every device and in
- * clperm_rng_fill_host. The scrambler works on the work-item's own new word only. Local memory: k words per generator
- * (4k bytes); the buffered family keeps its other k words in registers.
+ * clperm_rng_fill_host. The scrambler works on the work-item's own new word only. Local memory:
+ * k words per generator (4k bytes); the buffered family keeps its other k words in registers.
  *
  * To carry a generator across launches, or to start streams spaced provably apart (the host's
  * clperm_rng_states_host, by jump-ahead), use clperm_rng_load instead of clperm_rng_init and

@@ -102,7 +102,8 @@ Test(rng_host, known_answers) {
         unsigned long long seed, stream;
         uint32_t want[16], got[16];
         int used = 0;
-        cr_assert_eq(sscanf(text, "%31s %u %31s %llx %llu%n", fam, &k, scr, &seed, &stream, &used), 5, "line: %s", text);
+        cr_assert_eq(sscanf(text, "%31s %u %31s %llx %llu%n", fam, &k, scr, &seed, &stream, &used), 5, "line: %s",
+                     text);
         for (int i = 0; i < 16; i++) {
             int more = 0;
             cr_assert_eq(sscanf(text + used, "%x%n", &want[i], &more), 1, "line: %s", text);
@@ -115,7 +116,8 @@ Test(rng_host, known_answers) {
             if (!strcmp(scr, kat_scramblers[i])) scramble = i;
         cr_assert(family && scramble >= 0 && k <= 64, "line: %s", text);
         clperm_rng_spec spec = {(clperm_rng_family)family, k, (clperm_rng_scramble)scramble};
-        cr_assert_eq(clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_U32, got, 16, seed, stream), CLPERM_SUCCESS, "%s", text);
+        cr_assert_eq(clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_U32, got, 16, seed, stream), CLPERM_SUCCESS, "%s",
+                     text);
         cr_assert_eq(memcmp(got, want, sizeof got), 0, "host differs from its known answer: %s", text);
         for (size_t dev = 0; dev < test_device_count(); dev++) {
             clperm_ctx *ctx = test_open(dev);
@@ -306,8 +308,8 @@ Test(rng, device_equals_host) {
                                  CLPERM_SUCCESS);
                     cr_assert_eq(test_read(ctx, d, n * es + 8, got), 0);
                     uint64_t diff = test_first_diff(want, got, n, es);
-                    cr_assert_eq(diff, n, "%s: kernel %d family %d k %u scrambler %d output %d n %llu: item %llu differs",
-                                 test_device_label(ctx), kind, spec.family, spec.k, spec.scramble, out,
+                    cr_assert_eq(diff, n, "%s: kernel %d family %d k %u scrambler %d output %d n %llu: item %llu "
+                                 "differs", test_device_label(ctx), kind, spec.family, spec.k, spec.scramble, out,
                                  (unsigned long long)n, (unsigned long long)diff);
                     for (size_t b = 0; b < 8; b++) cr_assert_eq(((unsigned char *)got)[n * es + b], 0xA5, "wrote past n");
                     clReleaseMemObject(d);
@@ -454,7 +456,8 @@ Test(rng, bad_input_writes_nothing) {
             {CLPERM_ERROR_INVALID_ARGUMENT, clperm_rng_fill_host(NULL, CLPERM_RNG_OUT_U32, init, 4, 1, 0)},
             {CLPERM_ERROR_INVALID_ARGUMENT, clperm_rng_fill_host(&good, CLPERM_RNG_OUT_U32, NULL, 4, 1, 0)},
             {CLPERM_ERROR_INVALID_ARGUMENT, clperm_rng_build_options(ctx, &badk, (char[8]){0}, 8)},
-            {CLPERM_ERROR_INVALID_ARGUMENT, clperm_rng_fill(ctx, &badx, CLPERM_RNG_OUT_U32, d, 64, 1, 0, 0, NULL, NULL)},
+            {CLPERM_ERROR_INVALID_ARGUMENT,
+             clperm_rng_fill(ctx, &badx, CLPERM_RNG_OUT_U32, d, 64, 1, 0, 0, NULL, NULL)},
             {CLPERM_ERROR_INVALID_ARGUMENT, clperm_rng_fill_host(&badx, CLPERM_RNG_OUT_U32, init, 4, 1, 0)},
             {CLPERM_ERROR_INVALID_ARGUMENT, clperm_rng_build_options(ctx, &badx, (char[256]){0}, 256)},
             {CLPERM_ERROR_INVALID_ARGUMENT, clperm_rng_seed_host(&badx, 1, 0, state)},

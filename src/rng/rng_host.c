@@ -73,7 +73,8 @@ clperm_status clperm_rng_draw_host(const clperm_rng_spec *spec, uint32_t *state,
     CLPERM_RETURN_IF(!p, CLPERM_ERROR_INVALID_ARGUMENT);
     for (uint64_t t = 0; t < draws; t++) {
         advance(spec, p, state);
-        for (uint32_t j = 0; out && j < spec->k; j++) out[t * spec->k + j] = clperm_rng_scrambled((int)spec->scramble, state[j]);
+        for (uint32_t j = 0; out && j < spec->k; j++)
+            out[t * spec->k + j] = clperm_rng_scrambled((int)spec->scramble, state[j]);
     }
     return CLPERM_SUCCESS;
 }
