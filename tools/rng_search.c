@@ -545,6 +545,19 @@ static uint64_t *row_at(uint64_t *rows, int n, int j, int bit, int time) {
     return rows + (((size_t)j * per_stream + before + (size_t)time) * words);
 }
 
+/* Lane l of the planes holds state bit 64 grp + l alone: the unit states e_(64 grp) ..
+ * e_(64 grp + 63), the words first, then the buffered family's registers. Run through the
+ * bit-sliced step, bit i of a plane then tells whether state bit 64 grp + i enters that bit. */
+static void unit_states(int k, int grp, planes s, planes bf) {
+    memset(s, 0, sizeof(planes));
+    memset(bf, 0, sizeof(planes));
+    for (int lane = 0; lane < 64; lane++) {
+        int i = grp * 64 + lane, j = (i / W) % k, bit = i % W;
+        if (i < W * k) s[j][bit] |= UINT64_C(1) << lane;
+        else bf[j][bit] |= UINT64_C(1) << lane;
+    }
+}
+
 static int generator_score(const generator *g, int streams, score *sc) {
     int n = state_bits(g), k = g->k, words = n / 64;
     size_t per_stream = 0;
@@ -560,13 +573,7 @@ static int generator_score(const generator *g, int streams, score *sc) {
     }
     /* Simulate the 64 initial states e_(64 grp) .. e_(64 grp + 63) at once for n steps. */
     for (int grp = 0; grp < words; grp++) {
-        memset(s, 0, sizeof s);
-        memset(bf, 0, sizeof bf);
-        for (int lane = 0; lane < 64; lane++) {
-            int i = grp * 64 + lane, j = (i / W) % k, bit = i % W;
-            if (i < W * k) s[j][bit] |= UINT64_C(1) << lane;
-            else bf[j][bit] |= UINT64_C(1) << lane;
-        }
+        unit_states(k, grp, s, bf);
         for (int time = 0; time < n; time++) {
             for (int j = 0; j < k; j++)
                 for (int b = 0; b < W && time < n / (b + 1); b++) row_at(rows, n, j, b, time)[grp] = s[j][W - 1 - b];
@@ -658,13 +665,7 @@ static int generator_window_defect(const generator *g, int max_words, int max_bi
         return -1;
     }
     for (int grp = 0; grp < words; grp++) {
-        memset(s, 0, sizeof s);
-        memset(bf, 0, sizeof bf);
-        for (int lane = 0; lane < 64; lane++) {
-            int i = grp * 64 + lane, j = (i / W) % k, bit = i % W;
-            if (i < W * k) s[j][bit] |= UINT64_C(1) << lane;
-            else bf[j][bit] |= UINT64_C(1) << lane;
-        }
+        unit_states(k, grp, s, bf);
         for (int t = 0; t < draws; t++) {
             if (t) sliced_step(g, s, bf);
             for (int j = 0; j < k; j++)
