@@ -9,7 +9,6 @@
 #include "clperm_rng.h"
 
 static const char *const family_names[] = {"auto", "correlated", "three", "slowmem", "iterated", "buffered"};
-static const char *const scramble_names[] = {"none", "starstar"};
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -27,7 +26,7 @@ static void usage(FILE *f) {
             "  --k        8 16 32 64 (default 32)\n"
             "  --scramble none starstar: the output scrambler (default: the library's default, %s)\n"
             "  --seed S, --stream I   seeding (default 1, 0)\n",
-            scramble_names[CLPERM_RNG_DEFAULT_SCRAMBLE]);
+            clperm_rng_scramble_name(CLPERM_RNG_DEFAULT_SCRAMBLE));
 }
 
 static int family_by_name(const char *s) {
@@ -37,8 +36,8 @@ static int family_by_name(const char *s) {
 }
 
 static int scramble_by_name(const char *s) {
-    for (int x = 0; x < (int)(sizeof scramble_names / sizeof scramble_names[0]); x++)
-        if (!strcmp(s, scramble_names[x])) return x;
+    for (int x = CLPERM_RNG_SCRAMBLE_NONE; clperm_rng_scramble_name((clperm_rng_scramble)x); x++)
+        if (!strcmp(s, clperm_rng_scramble_name((clperm_rng_scramble)x))) return x;
     return -1;
 }
 
@@ -108,8 +107,8 @@ int rng_main(int argc, char **argv) {
                     uint64_t kseed = 0x2026112100000000u + (uint64_t)f * 100 + k, kstream = k * 7u;
                     uint32_t out[16];
                     if (clperm_rng_fill_host(&s, CLPERM_RNG_OUT_U32, out, 16, kseed, kstream) != CLPERM_SUCCESS) return 1;
-                    printf("%s %u %s 0x%016llx %llu", family_names[f], k, scramble_names[x], (unsigned long long)kseed,
-                           (unsigned long long)kstream);
+                    printf("%s %u %s 0x%016llx %llu", family_names[f], k, clperm_rng_scramble_name(s.scramble),
+                           (unsigned long long)kseed, (unsigned long long)kstream);
                     for (int i = 0; i < 16; i++) printf(" %08x", out[i]);
                     printf("\n");
                 }

@@ -50,6 +50,9 @@
 /* The inverse of M0's low 32 bits modulo 2^32. */
 #define CLPERM_PHILOX_M0_INV 0x212BDF9Bu
 
+/* The number of kernel parameters a key takes (CLPERM_BIJECTION_KEY_PARAMS). */
+#define CLPERM_BIJECTION_KEY_ARGS 6
+
 /* The layout is the same in C and OpenCL C: 64-bit fields first, no implicit padding. */
 typedef struct clperm_bijection_key {
     clperm_u64 n;       /* items: the shuffle keeps the values below n                    */
@@ -66,8 +69,9 @@ typedef struct clperm_bijection_key {
 } clperm_bijection_key;
 
 #ifdef __OPENCL_C_VERSION__
-/* Seven kernel parameters carrying a key: head = (n, domain, lcg_mul, lcg_add), shape = (kind,
- * bits, left_bits, right_bits, rounds, radix, 0, 0), then the 64 round keys. */
+/* CLPERM_BIJECTION_KEY_ARGS kernel parameters carrying a key: head = (n, domain, lcg_mul,
+ * lcg_add), shape = (kind, bits, left_bits, right_bits, rounds, radix, 0, 0), then the 64 round
+ * keys in four uint16. */
 #define CLPERM_BIJECTION_KEY_PARAMS(name)                                                          \
     ulong4 name##_head, uint8 name##_shape, uint16 name##_k0, uint16 name##_k1, uint16 name##_k2,   \
         uint16 name##_k3

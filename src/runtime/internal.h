@@ -74,8 +74,46 @@ typedef struct clperm__scratch {
     size_t bytes;
 } clperm__scratch;
 
+/* ---- tunables ---- */
+/* Per-device defaults: the rows of the table in tuning.c that match the device, applied in order
+ * at context creation. */
+typedef struct clperm__tuning {
+    int scan_kernel;          /* default clperm_kernel_kind of the scan */
+    int scan_wg_size;         /* work-group kernels: work-items per work-group */
+    int scan_items_u32;       /* work-group kernels: items per work-item */
+    int scan_items_u64;
+    int scan_stage;           /* work-group kernels: 1 stages tiles through local memory */
+    int scan_serial_u32;      /* serial kernels: items per tile */
+    int scan_serial_u64;
+    int scan_groups_per_cu;   /* reduce-then-scan: work-groups per compute unit */
+    int shuffle_kernel;       /* clperm_kernel_kind of the shuffle */
+    int shuffle_wg_size;      /* work-group kernels: work-items per work-group */
+    int shuffle_items;        /* work-group kernels: domain indices per work-item (<= 32) */
+    int shuffle_serial_items; /* serial kernels: domain indices per tile */
+    int sort_aspect;          /* tile sorts: columns per row at least this many times the width */
+    int sort_auto;            /* tile sorts: the clperm_tile_sort CLPERM_TILE_SORT_AUTO runs */
+    int rng_wg_size;          /* generator fills: work-items per work-group (a multiple of k) */
+    int rng_k;                /* generators: default k; 0 the subgroup width (8..64, else 32) */
+    int rng_kernel;           /* clperm_kernel_kind of the generator fills */
+} clperm__tuning;
+
+/* ---- decoupled look-back state (lookback.c, cl/common/lookback.h) ---- */
+typedef struct clperm__lookback {
+    clperm__scratch counter; /* one uint: dynamic tile counter */
+    clperm__scratch flags;   /* one uint per tile: epoch << 2 | state */
+    clperm__scratch values;  /* four uints per tile: aggregate, inclusive prefix */
+    uint32_t tile_base;      /* tiles handed out by the counter so far, mod 2^32 */
+    uint32_t epoch;
+} clperm__lookback;
+
+/* What one single-pass kernel launch passes to cl/common/lookback.h's functions. */
+typedef struct clperm__lookback_call {
+    cl_mem counter, flags, values;
+    cl_uint tile_base, epoch;
+} clperm__lookback_call;
+
 /* ---- the context ---- */
-#define CLPERM__PARAM_MAX 16
+#define CLPERM__PARAM_MAX 32 /* above every clperm_param value (tuning.c's table checks it) */
 #define CLPERM__COUNTER_MAX 8
 
 struct clperm_ctx {
@@ -86,19 +124,16 @@ struct clperm_ctx {
     cl_device_id device;
     cl_command_queue queue;
     clperm_profile profile;
+    clperm__tuning tuning;         /* the device's defaults */
     int params[CLPERM__PARAM_MAX]; /* as set by the caller; 0 = auto */
     uint64_t counters[CLPERM__COUNTER_MAX];
     char *build_log;
     clperm__program *programs;
     int disk_cache;
     char cache_dir[1024];
-    /* Scan state: scratch for look-back tiles and reduce-then-scan partials. */
-    clperm__scratch scan_counter; /* one uint: dynamic tile counter */
-    clperm__scratch scan_flags;   /* one uint per tile: epoch << 2 | state */
-    clperm__scratch scan_values;  /* four uints per tile: aggregate, inclusive prefix */
-    clperm__scratch scan_partials;
-    uint32_t scan_tile_base; /* tiles handed out by the counter so far, mod 2^32 */
-    uint32_t scan_epoch;
+    clperm__lookback lookback;      /* single-pass kernels' tile state (lookback.c) */
+    clperm__scratch scan_partials;  /* reduce-then-scan: one sum per work-group */
+    clperm__scratch shuffle_counts; /* the two-pass shuffle: kept values per work-group */
 };
 
 /* Checks that ctx is a live context and locks it. Every public function on a context starts with
@@ -122,27 +157,11 @@ clperm_status clperm__devices_all(clperm__device_ref **out, size_t *count);
 clperm_status clperm__profile_init(cl_platform_id platform, cl_device_id device, clperm_profile *p);
 /* Effective subgroup choice for a build, from the profile and the caller's parameters. */
 void clperm__sg_choice(const clperm_ctx *ctx, size_t wg_size, clperm_sg_impl *impl, cl_uint *width);
-/* Per-device defaults from the parameter table. */
-typedef struct clperm__tuning {
-    int scan_kernel;         /* default kernel kind: 1 work-group tiles, 2 serial */
-    int scan_wg_size;        /* work-group kernels: work-items per work-group */
-    int scan_items_u32;      /* work-group kernels: items per work-item */
-    int scan_items_u64;
-    int scan_stage;          /* work-group kernels: 1 stages tiles through local memory */
-    int scan_serial_u32;     /* serial kernels: items per tile */
-    int scan_serial_u64;
-    int scan_groups_per_cu;  /* reduce-then-scan: work-groups per compute unit */
-    int shuffle_kernel;      /* shuffle kernels: 1 work-group tiles, 2 serial */
-    int shuffle_wg_size;     /* work-group kernels: work-items per work-group */
-    int shuffle_items;       /* work-group kernels: domain indices per work-item (<= 32) */
-    int shuffle_serial_items; /* serial kernels: domain indices per tile */
-    int sort_aspect;         /* tile sorts: columns per row at least this many times the width */
-    int sort_auto;           /* tile sorts: the clperm_tile_sort CLPERM_TILE_SORT_AUTO runs */
-    int rng_wg_size;         /* generator fills: work-items per work-group (a multiple of k) */
-    int rng_k;               /* generators: default k; 0 the subgroup width (8..64, else 32) */
-    int rng_kernel;          /* generator fills: 1 work-group (shared state), 2 serial (private state) */
-} clperm__tuning;
-const clperm__tuning *clperm__tuning_for(const clperm_profile *p);
+void clperm__tuning_init(const clperm_profile *p, clperm__tuning *t);
+/* CLPERM_SUCCESS when `value` may be set for `param` on the device; the error otherwise. */
+clperm_status clperm__param_check(const clperm_profile *profile, clperm_param param, int value);
+/* The value clperm_ctx_get_param reports. */
+int clperm__param_value(const clperm_ctx *ctx, clperm_param param);
 /* The subgroup size the runtime reports for `kernel` at work-group size wg (khr devices); 0 when
  * it cannot tell. */
 size_t clperm__kernel_sg_size(clperm_ctx *ctx, cl_kernel kernel, size_t wg);
@@ -150,9 +169,10 @@ size_t clperm__kernel_sg_size(clperm_ctx *ctx, cl_kernel kernel, size_t wg);
 /* The scan's kernel kind (1 work-group, 2 serial), work-group size and items per work-item: the
  * parameters, else the table's, capped to what the device and the kernel kind allow. */
 int clperm__scan_kernel(const clperm_ctx *ctx);
+int clperm__scan_algorithm(const clperm_ctx *ctx);
 int clperm__scan_wg_size(const clperm_ctx *ctx);
 int clperm__scan_items(const clperm_ctx *ctx, clperm_type type);
-/* The same for the shuffle kernels; fusion level 1, 2 or 3 (Bijective0, 1, 2). */
+/* The same for the shuffle kernels, and the clperm_shuffle_fusion. */
 int clperm__shuffle_kernel(const clperm_ctx *ctx);
 int clperm__shuffle_wg_size(const clperm_ctx *ctx);
 int clperm__shuffle_items(const clperm_ctx *ctx);
@@ -165,9 +185,12 @@ int clperm__sort_width(const clperm_ctx *ctx);
 /* ---- scan and shuffle internals (the context is locked by the caller) ---- */
 clperm_status clperm__scan(clperm_ctx *ctx, clperm_type type, cl_mem src, cl_mem dst, uint64_t n,
                            int inclusive, cl_uint num_events, const cl_event *events, cl_event *event);
-/* The next look-back call's tile base and epoch, with scratch for `tiles` tiles reserved. */
-clperm_status clperm__lookback_begin(clperm_ctx *ctx, uint64_t tiles, cl_uint *tile_base, cl_uint *epoch);
+/* The next look-back launch's state, with scratch for `tiles` tiles reserved; after the enqueue,
+ * clperm__lookback_end. clperm__lookback_args sets the five kernel arguments (counter, tile_base,
+ * flags, values, epoch) in that order. */
+clperm_status clperm__lookback_begin(clperm_ctx *ctx, uint64_t tiles, clperm__lookback_call *call);
 void clperm__lookback_end(clperm_ctx *ctx, uint64_t tiles);
+void clperm__lookback_release(clperm__lookback *lb);
 /* Options with defaults filled in; CLPERM_ERROR_INVALID_ARGUMENT when they are not valid. */
 clperm_status clperm__shuffle_opts_check(const clperm_shuffle_opts *opts, clperm_shuffle_opts *out);
 
@@ -211,6 +234,42 @@ void clperm__scratch_release(clperm__scratch *s);
 clperm_status clperm__check_buffer(const clperm_ctx *ctx, cl_mem mem, uint64_t n, size_t elem,
                                    int writable);
 clperm_status clperm__check_events(cl_uint num_events, const cl_event *events);
+/* CLPERM_ERROR_BUFFER_OVERLAP when the first a_bytes of a and the first b_bytes of b share memory
+ * (the same buffer, or sub-buffers of one, or a buffer and its sub-buffer), unless same_ok and
+ * they are exactly the same range (an in-place call). */
+clperm_status clperm__check_overlap(cl_mem a, uint64_t a_bytes, cl_mem b, uint64_t b_bytes, int same_ok);
+
+/* Text built piece by piece in the caller's storage (kernel build options, generated kernel text):
+ * an append that does not fit leaves the text as it was and marks the buffer, and
+ * clperm__buf_status then returns CLPERM_ERROR_INTERNAL, so a cut option string is never
+ * compiled. */
+typedef struct clperm__buf {
+    char *text;
+    size_t cap, len;
+    int overflow;
+} clperm__buf;
+clperm__buf clperm__buf_on(char *storage, size_t cap);
+void clperm__buf_add(clperm__buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+clperm_status clperm__buf_status(const clperm__buf *b);
+
+/* Kernel arguments set in order: CLPERM__ARG(args, value) sets the next one; the first error sticks
+ * in args.err. Start with clperm__args a = {kernel, 0, CL_SUCCESS}. */
+typedef struct clperm__args {
+    cl_kernel kernel;
+    cl_uint next;
+    cl_int err;
+} clperm__args;
+void clperm__arg(clperm__args *a, const void *value, size_t size);
+#define CLPERM__ARG(a, v) clperm__arg(&(a), &(v), sizeof(v))
+void clperm__lookback_args(clperm__args *a, const clperm__lookback_call *call);
+
+/* A call with nothing to do (n = 0): enqueues only a marker, when the caller asked for an event,
+ * so that the event completes once the wait list has. */
+clperm_status clperm__empty_call(clperm_ctx *ctx, cl_uint num_events, const cl_event *events, cl_event *event);
 
 /* Appends a formatted string to buf (cap bytes, always NUL-terminated). */
 void clperm__appendf(char *buf, size_t cap, const char *fmt, ...)
@@ -218,5 +277,10 @@ void clperm__appendf(char *buf, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* The test-only build sends the calls that can fail through fault-injection wrappers. */
+#if defined(CLPERM_FAULTS) && CLPERM_FAULTS
+#include "faults.h"
+#endif
 
 #endif /* CLPERM_INTERNAL_H */

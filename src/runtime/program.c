@@ -136,9 +136,10 @@ static clperm_status build(clperm_ctx *ctx, const clperm__source *src, const cha
 clperm_status clperm__kernel_get(clperm_ctx *ctx, const clperm__source *src, const char *caller_options,
                                  const char *name, cl_kernel *out) {
     /* Defines every program gets from the device profile. */
-    char options[1024];
-    snprintf(options, sizeof options, "-DCLPERM_NVIDIA=%d %s", ctx->profile.vendor == CLPERM_VENDOR_NVIDIA,
-             caller_options);
+    char options[2048];
+    clperm__buf o = clperm__buf_on(options, sizeof options);
+    clperm__buf_add(&o, "-DCLPERM_NVIDIA=%d %s", ctx->profile.vendor == CLPERM_VENDOR_NVIDIA, caller_options);
+    CLPERM_TRY(clperm__buf_status(&o));
     uint64_t key = memory_key(src, options);
     clperm__program *p = ctx->programs;
     while (p && !(p->key == key && strcmp(p->options, options) == 0)) p = p->next;
@@ -181,14 +182,14 @@ clperm_status clperm__kernel_get(clperm_ctx *ctx, const clperm__source *src, con
     return CLPERM_SUCCESS;
 }
 
-static void sg_options(const clperm_ctx *ctx, size_t wg, clperm_sg_impl impl, cl_uint width,
-                       const char *options, char *buf, size_t cap) {
-    buf[0] = 0;
-    clperm__appendf(buf, cap, "-DCLPERM_WG_SIZE=%zu -DCLPERM_SG_IMPL=%d -DCLPERM_SG_WIDTH=%u", wg,
-                    (int)impl, width);
+static clperm_status sg_options(const clperm_ctx *ctx, size_t wg, clperm_sg_impl impl, cl_uint width,
+                                const char *options, char *buf, size_t cap) {
+    clperm__buf o = clperm__buf_on(buf, cap);
+    clperm__buf_add(&o, "-DCLPERM_WG_SIZE=%zu -DCLPERM_SG_IMPL=%d -DCLPERM_SG_WIDTH=%u", wg, (int)impl, width);
     if (impl == CLPERM_SG_IMPL_KHR && ctx->profile.sg_source == CLPERM_SG_SOURCE_INTEL)
-        clperm__appendf(buf, cap, " -DCLPERM_SG_REQD=1");
-    clperm__appendf(buf, cap, " %s", options);
+        clperm__buf_add(&o, " -DCLPERM_SG_REQD=1");
+    clperm__buf_add(&o, " %s", options);
+    return clperm__buf_status(&o);
 }
 
 clperm_status clperm__sg_kernel_get(clperm_ctx *ctx, const clperm__source *src, const char *options,
@@ -197,8 +198,8 @@ clperm_status clperm__sg_kernel_get(clperm_ctx *ctx, const clperm__source *src, 
         clperm_sg_impl impl;
         cl_uint width;
         clperm__sg_choice(ctx, wg, &impl, &width);
-        char opts[1024];
-        sg_options(ctx, wg, impl, width, options, opts, sizeof opts);
+        char opts[1536];
+        CLPERM_TRY(sg_options(ctx, wg, impl, width, options, opts, sizeof opts));
         CLPERM_TRY(clperm__kernel_get(ctx, src, opts, name, out));
         if (impl != CLPERM_SG_IMPL_KHR) return CLPERM_SUCCESS;
         /* Hardware subgroups: the runtime says which width the kernel really runs with. */
@@ -227,7 +228,9 @@ clperm_status clperm__sg_kernel_get(clperm_ctx *ctx, const clperm__source *src, 
 clperm_status clperm__tile_kernel_get(clperm_ctx *ctx, const clperm__source *src, const char *options, int serial,
                                       size_t wg_size, const char *name, cl_kernel *out) {
     if (!serial) return clperm__sg_kernel_get(ctx, src, options, wg_size, name, out);
-    char opts[1024];
-    snprintf(opts, sizeof opts, "-DCLPERM_WG_SIZE=1 -DCLPERM_SG_IMPL=1 -DCLPERM_SG_WIDTH=1 %s", options);
+    char opts[1536];
+    clperm__buf o = clperm__buf_on(opts, sizeof opts);
+    clperm__buf_add(&o, "-DCLPERM_WG_SIZE=1 -DCLPERM_SG_IMPL=%d -DCLPERM_SG_WIDTH=1 %s", CLPERM_SG_USE_LOCAL, options);
+    CLPERM_TRY(clperm__buf_status(&o));
     return clperm__kernel_get(ctx, src, opts, name, out);
 }
