@@ -54,7 +54,7 @@ static int case_runs(const bench_opts *o, bench_dev *d, const bench_case *c, uin
     if ((c->flags & BENCH_RANDOM123) && !bench_have_philox())
         return !o->detailed ? 0 : 1; /* listed as skipped in the detailed run, as before */
     if (c->kind == BENCH_KIND_RNG_FILL || c->kind == BENCH_KIND_RNG_INKERNEL) {
-        clperm_rng_spec spec = {c->rng_family, c->rng_k};
+        clperm_rng_spec spec = {c->rng_family, c->rng_k, c->rng_scramble};
         if (c->rng_k && !clperm_rng_state_bits(&spec)) return 0;
     }
     if (c->kind == BENCH_KIND_TILE) {
@@ -203,7 +203,7 @@ static double measure(const bench_opts *o, bench_dev *d, const bench_step *s, ui
     const bench_case *c = s->c;
     const bench_timing *t = &o->timing;
     clperm_type type = elem_bytes(c->type) == 8 ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32;
-    clperm_rng_spec spec = {c->rng_family, c->rng_k};
+    clperm_rng_spec spec = {c->rng_family, c->rng_k, c->rng_scramble};
     switch (c->kind) {
     case BENCH_KIND_COPY: return bench_copy(d, s->n, t, err, errcap);
     case BENCH_KIND_GATHER: return bench_gather(d, s->n, t, err, errcap);

@@ -207,6 +207,7 @@ typedef struct bench_case {
     unsigned bits;                /* partitions: label bits; 0 for sorts                     */
     clperm_rng_family rng_family; /* generators: family and k (0: the device's default)     */
     uint32_t rng_k;
+    clperm_rng_scramble rng_scramble; /* generators: the output scrambler (variant suffix -x) */
 } bench_case;
 
 extern const bench_case bench_cases[];

@@ -14,12 +14,20 @@
         {"rng", "rng", op, name "-k16", "u32", kind, bound, bytes, .flags = fl, .rng_family = fam, .rng_k = 16}, \
         {"rng", "rng", op, name "-k32", "u32", kind, bound, bytes, .flags = fl, .rng_family = fam, .rng_k = 32}, \
         {"rng", "rng", op, name "-k64", "u32", kind, bound, bytes, .flags = fl, .rng_family = fam, .rng_k = 64}
+/* The three-input family again with the scrambled output (CLPERM_RNG_SCRAMBLE_STARSTAR), so that
+ * the scrambler's cost reads off neighbouring rows. */
+#define RNG_X1(kind, op, bound, bytes, fl, k)                                                          \
+    {"rng", "rng", op, "three-k" #k "-x", "u32", kind, bound, bytes, .flags = fl,                      \
+     .rng_family = CLPERM_RNG_FAMILY_THREE, .rng_k = k, .rng_scramble = CLPERM_RNG_SCRAMBLE_STARSTAR}
+#define RNG_X(kind, op, bound, bytes, fl)                                                   \
+    RNG_X1(kind, op, bound, bytes, fl, 8), RNG_X1(kind, op, bound, bytes, fl, 16),          \
+        RNG_X1(kind, op, bound, bytes, fl, 32), RNG_X1(kind, op, bound, bytes, fl, 64)
 #define RNG_ALL(kind, op, bound, bytes, fl)                                      \
     RNG(kind, op, bound, bytes, fl, CLPERM_RNG_FAMILY_CORRELATED, "correlated"), \
         RNG(kind, op, bound, bytes, fl, CLPERM_RNG_FAMILY_THREE, "three"),       \
         RNG(kind, op, bound, bytes, fl, CLPERM_RNG_FAMILY_SLOWMEM, "slowmem"),   \
         RNG(kind, op, bound, bytes, fl, CLPERM_RNG_FAMILY_ITERATED, "iterated"), \
-        RNG(kind, op, bound, bytes, fl, CLPERM_RNG_FAMILY_BUFFERED, "buffered")
+        RNG(kind, op, bound, bytes, fl, CLPERM_RNG_FAMILY_BUFFERED, "buffered"), RNG_X(kind, op, bound, bytes, fl)
 
 #define SHUFFLE(name, f, b) \
     {"shuffle", "shuffle", "shuffle", name, "u64", BENCH_KIND_SHUFFLE, GATHER, 16, .fusion = f, .bijection = b}
@@ -124,7 +132,7 @@ const bench_case *bench_case_find(const char *op, const char *variant) {
 void bench_rng_variant(const clperm_rng_spec *spec, char *buf, size_t cap) {
     const char *family = spec && spec->family ? clperm_rng_family_name(spec->family) : NULL;
     if (family)
-        snprintf(buf, cap, "%s-k%u", family, spec->k);
+        snprintf(buf, cap, "%s-k%u%s", family, spec->k, spec->scramble ? "-x" : "");
     else
         snprintf(buf, cap, "philox4x32-10");
 }

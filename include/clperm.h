@@ -673,27 +673,51 @@ typedef enum clperm_rng_output {
     CLPERM_RNG_OUT_DOUBLE = CLPERM_RNG_OUTPUT_DOUBLE /* double in [0, 1): a u64's top 53 bits / 2^53    */
 } clperm_rng_output;
 
+/* Output scramblers: a non-linear function applied to each word as it is drawn. The state, its
+ * period, the streams, jump-ahead and saved states are the same with and without; only what a
+ * draw returns differs. Why: the words themselves are linear in the state, so every output bit
+ * satisfies a recurrence of order n (rank and linear-complexity tests fail beyond n bits), and the
+ * weights of successive draws depend on each other (dieharder's dab_monobit2 fails at k = 8, 16
+ * and 32); docs/rng-quality.md has the tests. */
+typedef enum clperm_rng_scramble {
+    CLPERM_RNG_SCRAMBLE_NONE = CLPERM_RNG_SCRAMBLER_NONE,        /* the state word itself        */
+    CLPERM_RNG_SCRAMBLE_STARSTAR = CLPERM_RNG_SCRAMBLER_STARSTAR /* rotl(x * 5, 7) * 9 of the word
+                                                                  * (xoshiro128**'s scrambler): a
+                                                                  * bijection of the word, two
+                                                                  * multiplies and a rotate     */
+} clperm_rng_scramble;
+
 /* "auto", "correlated", "three", "slowmem", "iterated", "buffered"; "u32", "u64", "float",
- * "double". */
+ * "double"; "none", "starstar". */
 CLPERM_API const char *clperm_rng_family_name(clperm_rng_family family);
 CLPERM_API const char *clperm_rng_output_name(clperm_rng_output output);
+CLPERM_API const char *clperm_rng_scramble_name(clperm_rng_scramble scramble);
 
-/* A generator: family and k (8, 16, 32 or 64 work-items sharing it). */
+/* A generator: family, k (8, 16, 32 or 64 work-items sharing it) and the output scrambler.
+ * scramble 0 is CLPERM_RNG_SCRAMBLE_NONE, so a spec written as {family, k} draws the state words
+ * as before the scrambler existed. */
 typedef struct clperm_rng_spec {
     clperm_rng_family family;
     uint32_t k;
+    clperm_rng_scramble scramble;
 } clperm_rng_spec;
+
+/* The scrambler of the default generator (clperm_rng_default, and a NULL spec): none, so the
+ * default generator's numbers are the state words. The scrambled output costs two multiplies and
+ * a rotate per number, in registers; it becomes the default only if that costs under 5% of the
+ * H200's fill rate (docs/rng-quality.md, "Scrambled output"). */
+#define CLPERM_RNG_DEFAULT_SCRAMBLE CLPERM_RNG_SCRAMBLE_NONE
 
 /* Draws per fill block: a fill of n items is cut into blocks of k * CLPERM_RNG_FILL_STEPS items,
  * block g drawn by stream (stream + g). */
 #define CLPERM_RNG_FILL_STEPS 256
 
 /* The device's default generator: k = the device's subgroup width where it is 8..64 (else 32),
- * and the family the tables rank best at that k. Any k runs on any device; give the spec
- * explicitly for the same numbers on every device. */
+ * the family the tables rank best at that k, and CLPERM_RNG_DEFAULT_SCRAMBLE. Any k runs on any
+ * device; give the spec explicitly for the same numbers on every device. */
 CLPERM_API clperm_status clperm_rng_default(clperm_ctx *ctx, clperm_rng_spec *out);
 
-/* State bits n of a generator (period 2^n - 1); 0 for an unknown family or k. */
+/* State bits n of a generator (period 2^n - 1); 0 for an unknown family, k or scrambler. */
 CLPERM_API uint32_t clperm_rng_state_bits(const clperm_rng_spec *spec);
 
 /* Fills dst with n items of `output` from generator `spec` (NULL: the device's default), seeded
@@ -717,7 +741,8 @@ CLPERM_API clperm_status clperm_rng_fill_host(const clperm_rng_spec *spec, clper
 CLPERM_API clperm_status clperm_rng_seed_host(const clperm_rng_spec *spec, uint64_t seed, uint64_t stream,
                                               uint32_t *state);
 
-/* Advances state by `draws` draws; out (NULL: discard) gets the k words of each, draw by draw. */
+/* Advances state by `draws` draws; out (NULL: discard) gets the k numbers of each, draw by draw:
+ * the new state words, through spec->scramble. */
 CLPERM_API clperm_status clperm_rng_draw_host(const clperm_rng_spec *spec, uint32_t *state, uint32_t *out,
                                               uint64_t draws);
 
@@ -735,8 +760,8 @@ CLPERM_API clperm_status clperm_rng_states_host(const clperm_rng_spec *spec, uin
                                                 uint32_t log2_spacing, uint64_t count, uint32_t *states);
 
 /* For users' kernels: the device-side source (the tables and clperm_rng.h) to put before their
- * own, and the build options that select `spec` (NULL: default) on the context's device, with
- * warp synchronisation where the hardware allows it. buf gets at most cap bytes, NUL-terminated;
+ * own, and the build options that select `spec` (NULL: default) on the context's device, its
+ * scrambler included, with warp synchronisation where the hardware allows it. buf gets at most cap bytes, NUL-terminated;
  * CLPERM_ERROR_BUFFER_TOO_SMALL when it does not fit. */
 CLPERM_API const char *clperm_rng_device_source(size_t *length);
 CLPERM_API clperm_status clperm_rng_build_options(clperm_ctx *ctx, const clperm_rng_spec *spec, char *buf,

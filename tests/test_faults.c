@@ -100,12 +100,12 @@ static void expect_transpose(const unsigned char *in, unsigned char *want) {
 }
 
 static clperm_status run_fill(clperm_ctx *ctx, const bufs *b, cl_event *ev) {
-    clperm_rng_spec spec = {CLPERM_RNG_FAMILY_THREE, 32};
+    clperm_rng_spec spec = {CLPERM_RNG_FAMILY_THREE, 32, CLPERM_RNG_SCRAMBLE_NONE};
     return clperm_rng_fill(ctx, &spec, CLPERM_RNG_OUT_U32, b->out, N, 5, 0, 0, NULL, ev);
 }
 static void expect_fill(const unsigned char *in, unsigned char *want) {
     (void)in;
-    clperm_rng_spec spec = {CLPERM_RNG_FAMILY_THREE, 32};
+    clperm_rng_spec spec = {CLPERM_RNG_FAMILY_THREE, 32, CLPERM_RNG_SCRAMBLE_NONE};
     cr_assert_eq(clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_U32, want, N, 5, 0), CLPERM_SUCCESS);
 }
 

@@ -200,10 +200,12 @@ static clperm_status f_tiles(pools *p, char *what, size_t cap) {
 static clperm_status f_rng(pools *p, char *what, size_t cap) {
     wait_list w;
     any_wait(p, &w);
-    clperm_rng_spec s = {(clperm_rng_family)any_enum(p, CLPERM_RNG_FAMILY_THREE, 0, 5), (uint32_t)(pick(p, 3) ? 32 : pick(p, 100))};
+    clperm_rng_spec s = {(clperm_rng_family)any_enum(p, CLPERM_RNG_FAMILY_THREE, 0, 5), (uint32_t)(pick(p, 3) ? 32 : pick(p, 100)),
+                         (clperm_rng_scramble)any_enum(p, CLPERM_RNG_SCRAMBLE_NONE, 0, 1)};
     clperm_rng_output o = (clperm_rng_output)any_enum(p, CLPERM_RNG_OUT_U32, 1, 4);
     uint64_t n = any_count(p, 8);
-    snprintf(what, cap, "rng_fill family %d k %u output %d n %llu", (int)s.family, s.k, (int)o, (unsigned long long)n);
+    snprintf(what, cap, "rng_fill family %d k %u scramble %d output %d n %llu", (int)s.family, s.k, (int)s.scramble, (int)o,
+             (unsigned long long)n);
     return clperm_rng_fill(any_ctx(p), pick(p, 4) ? &s : NULL, o, any_buffer(p), n, next(p), next(p), w.n, w.events,
                            NULL);
 }
@@ -248,11 +250,11 @@ static clperm_status f_host(pools *p, char *what, size_t cap) {
         return st;
     }
     case 7: {
-        clperm_rng_spec s = {(clperm_rng_family)any_enum(p, 2, 0, 5), 8u << pick(p, 4)};
+        clperm_rng_spec s = {(clperm_rng_family)any_enum(p, 2, 0, 5), 8u << pick(p, 4), (clperm_rng_scramble)any_enum(p, 0, 0, 1)};
         return clperm_rng_seed_host(pick(p, 4) ? &s : NULL, next(p), next(p), pick(p, 5) ? state : NULL);
     }
     case 8: {
-        clperm_rng_spec s = {(clperm_rng_family)any_enum(p, 2, 1, 5), 8u << pick(p, 3)};
+        clperm_rng_spec s = {(clperm_rng_family)any_enum(p, 2, 1, 5), 8u << pick(p, 3), (clperm_rng_scramble)any_enum(p, 0, 0, 1)};
         return clperm_rng_draw_host(&s, state, pick(p, 2) ? host : NULL, pick(p, 4));
     }
     case 9: {
@@ -266,7 +268,7 @@ static clperm_status f_host(pools *p, char *what, size_t cap) {
     }
     case 10: {
         char buf[512];
-        clperm_rng_spec s = {(clperm_rng_family)any_enum(p, 2, 0, 5), 8u << pick(p, 4)};
+        clperm_rng_spec s = {(clperm_rng_family)any_enum(p, 2, 0, 5), 8u << pick(p, 4), (clperm_rng_scramble)any_enum(p, 0, 0, 1)};
         return clperm_rng_build_options(c, pick(p, 3) ? &s : NULL, pick(p, 5) ? buf : NULL, pick(p, 3) ? sizeof buf : pick(p, 20));
     }
     default: {
