@@ -5,7 +5,9 @@
 #      figure checked against the host's permutation up to 2^24 items;
 #   2. every permute variant at the goal sizes 2^24 and 2^26 for 4-, 8- and 16-byte items, both
 #      pass structures of the scheduled permutation, the plans' construction times and bytes;
-#   3. a short summary: the regular kernels against the copy, the scheduled permutation's spread
+#   3. the default run's headline row of the family (scheduled permutation of a random
+#      permutation of u32 at 2^26, beside the gather by index array);
+#   4. a short summary: the regular kernels against the copy, the scheduled permutation's spread
 #      over the five permutations and its speed-up over the D-designated one.
 # JSON lines go to $OUT (default build-gpu/out), one file per part, with the logs beside them.
 #   bench/gpu_permute.sh [DEVICE [TABLE2_MAX]]   DEVICE: clperm's --device selector (NVIDIA)
@@ -32,7 +34,10 @@ echo "== Table 2 (log: $out/table2.log)"
 "$bin" bench --device "$dev" --table2 --table2-max "$t2max" --json >"$out/table2.json" 2>"$out/table2.log" || rc=1
 echo "== permute at 2^24 and 2^26 (log: $out/permute.log)"
 "$bin" bench --device "$dev" --ops permute --sizes 2^24,2^26 --json >"$out/permute.json" 2>"$out/permute.log" || rc=1
-grep -E "FAILED|failed" "$out/table2.log" "$out/permute.log" || true
+echo "== the default run's headline rows (log: $out/headline.log)"
+"$bin" bench --device "$dev" >"$out/headline.txt" 2>"$out/headline.log" || rc=1
+grep -E "^ *permute " "$out/headline.txt" || true
+grep -E "FAILED|failed" "$out/table2.log" "$out/permute.log" "$out/headline.log" || true
 
 # The Table 2 summary the bench printed (stderr with --json).
 sed -n '/^Table 2/,$p' "$out/table2.log"
@@ -48,13 +53,18 @@ def find(op, variant, n):
     return None
 perms = ["identity", "random", "transpose", "shuffle", "bit-reversal"]
 for n in sorted({r["n"] for r in rows}):
-    copy = find("copy", "bound", n)
-    print(f"\nn = 2^{n.bit_length() - 1}: copy {copy['bytes_per_s'] / 1e9:.0f} GB/s" if copy else f"\nn = {n}")
+    copy, gather = find("copy", "bound", n), find("gather", "bound", n)
+    if not copy or not gather:
+        print(f"\nn = {n}: no bounds measured")
+        continue
+    print(f"\nn = 2^{n.bit_length() - 1}: copy {copy['bytes_per_s'] / 1e9:.0f} GB/s, "
+          f"gather {gather['items_per_s'] / 1e9:.2f} G items/s")
     for es in (4, 8, 16):
         for k in ("transpose", "shuffle", "bit-reversal"):
             r = find("permute", f"{k}-{es}B", n)
             if r:
                 print(f"  {k}-{es}B: {r['seconds'] * 1e3:.4f} ms, {100 * r['bytes_per_s'] / copy['bytes_per_s']:.1f}% of copy")
+        # "scheduled" is the device's default pass structure, scheduled5 or scheduled3 the other.
         for algo in ("scheduled", "scheduled5", "scheduled3"):
             t = [find("permute", f"{algo}-{p}-{es}B", n) for p in perms]
             t = [r["seconds"] for r in t if r]
@@ -69,7 +79,7 @@ for n in sorted({r["n"] for r in rows}):
     for r in rows:
         if r["op"] == "permute_plan" and r["n"] == n:
             print(f"  plan {r['variant']}: built in {r['seconds']:.2f} s, {r['extra_bytes'] / n:.1f} device bytes per item "
-                  f"(schedules and 16-byte scratch)")
+                  f"(schedules and scratch for 4-byte items)")
 EOF
 fi
 echo "JSON in $out"

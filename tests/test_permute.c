@@ -140,8 +140,7 @@ static const uint32_t shapes[][2] = {{1, 1},  {1, 33},  {33, 1},  {2, 3},    {31
 Test(permute, conventional_equals_host) {
     uint64_t seed = test_seed();
     cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         for (size_t s = 0; s < sizeof conv_sizes / sizeof conv_sizes[0]; s++) {
             uint64_t n = conv_sizes[s];
             int pow2 = !(n & (n - 1));
@@ -169,64 +168,65 @@ Test(permute, conventional_equals_host) {
                 free(p), free(q), free(p64), free(src), free(want);
             }
         }
-        clperm_ctx_free(ctx);
     }
 }
 
 /* Both kernel kinds on every device: local tiles, and blocked straight from src to dst. */
 Test(permute, regular_equals_host) {
     uint64_t seed = test_seed();
-    for (size_t dev = 0; dev < test_device_count(); dev++)
+    TEST_EACH_DEVICE(ctx) {
         for (int kernel = 1; kernel <= 2; kernel++) {
-        clperm_ctx *ctx = test_open(dev);
-        cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_KERNEL, kernel), CLPERM_SUCCESS);
-        int got = 0;
-        cr_assert_eq(clperm_ctx_get_param(ctx, CLPERM_PARAM_PERMUTE_KERNEL, &got), CLPERM_SUCCESS);
-        cr_assert_eq(got, kernel);
-        for (size_t e = 0; e < 3; e++) {
-            size_t es = sizes_es[e];
-            for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-                uint64_t rows = shapes[s][0], cols = shapes[s][1], n = rows * cols;
-                unsigned char *src = xmalloc(n * es), *want = xmalloc(n * es);
-                test_fill_random(src, n * es, seed + s);
-                cr_assert_eq(clperm_transpose_host(src, want, rows, cols, es), CLPERM_SUCCESS);
-                cl_mem ds = device_copy(ctx, src, n * es), dd = device_copy(ctx, NULL, n * es);
-                cr_assert_eq(clperm_transpose(ctx, ds, dd, rows, cols, es, 0, NULL, NULL), CLPERM_SUCCESS);
-                char what[64];
-                snprintf(what, sizeof what, "transpose %llux%llu", (unsigned long long)rows, (unsigned long long)cols);
-                check_bytes(ctx, dd, want, n * es, what, es, n);
-                clReleaseMemObject(ds), clReleaseMemObject(dd);
-                free(src), free(want);
-            }
-            for (unsigned k = 0; k <= MAX_K; k++) {
-                uint64_t n = UINT64_C(1) << k;
-                unsigned char *src = xmalloc(n * es), *want = xmalloc(n * es);
-                test_fill_random(src, n * es, seed + k);
-                cl_mem ds = device_copy(ctx, src, n * es), dd = device_copy(ctx, NULL, n * es);
-                for (int op = 0; op < 3; op++) {
-                    if (op == 0) {
-                        cr_assert_eq(clperm_permute_bit_reversal_host(src, want, n, es), CLPERM_SUCCESS);
-                        cr_assert_eq(clperm_permute_bit_reversal(ctx, ds, dd, n, es, 0, NULL, NULL), CLPERM_SUCCESS);
-                    } else {
-                        cr_assert_eq(clperm_permute_shuffle_host(src, want, n, es, op == 2), CLPERM_SUCCESS);
-                        cr_assert_eq(clperm_permute_shuffle(ctx, ds, dd, n, es, op == 2, 0, NULL, NULL), CLPERM_SUCCESS);
-                    }
-                    check_bytes(ctx, dd, want, n * es, op == 0 ? "bit-reversal" : op == 1 ? "shuffle" : "unshuffle", es, n);
+            cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_KERNEL, kernel), CLPERM_SUCCESS);
+            int got = 0;
+            cr_assert_eq(clperm_ctx_get_param(ctx, CLPERM_PARAM_PERMUTE_KERNEL, &got), CLPERM_SUCCESS);
+            cr_assert_eq(got, kernel);
+            for (size_t e = 0; e < 3; e++) {
+                size_t es = sizes_es[e];
+                for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+                    uint64_t rows = shapes[s][0], cols = shapes[s][1], n = rows * cols;
+                    unsigned char *src = xmalloc(n * es), *want = xmalloc(n * es);
+                    test_fill_random(src, n * es, seed + s);
+                    cr_assert_eq(clperm_transpose_host(src, want, rows, cols, es), CLPERM_SUCCESS);
+                    cl_mem ds = device_copy(ctx, src, n * es), dd = device_copy(ctx, NULL, n * es);
+                    cr_assert_eq(clperm_transpose(ctx, ds, dd, rows, cols, es, 0, NULL, NULL), CLPERM_SUCCESS);
+                    char what[64];
+                    snprintf(what, sizeof what, "transpose %llux%llu", (unsigned long long)rows,
+                             (unsigned long long)cols);
+                    check_bytes(ctx, dd, want, n * es, what, es, n);
+                    clReleaseMemObject(ds), clReleaseMemObject(dd);
+                    free(src), free(want);
                 }
-                clReleaseMemObject(ds), clReleaseMemObject(dd);
-                free(src), free(want);
+                for (unsigned k = 0; k <= MAX_K; k++) {
+                    uint64_t n = UINT64_C(1) << k;
+                    unsigned char *src = xmalloc(n * es), *want = xmalloc(n * es);
+                    test_fill_random(src, n * es, seed + k);
+                    cl_mem ds = device_copy(ctx, src, n * es), dd = device_copy(ctx, NULL, n * es);
+                    for (int op = 0; op < 3; op++) {
+                        if (op == 0) {
+                            cr_assert_eq(clperm_permute_bit_reversal_host(src, want, n, es), CLPERM_SUCCESS);
+                            cr_assert_eq(clperm_permute_bit_reversal(ctx, ds, dd, n, es, 0, NULL, NULL),
+                                         CLPERM_SUCCESS);
+                        } else {
+                            cr_assert_eq(clperm_permute_shuffle_host(src, want, n, es, op == 2), CLPERM_SUCCESS);
+                            cr_assert_eq(clperm_permute_shuffle(ctx, ds, dd, n, es, op == 2, 0, NULL, NULL),
+                                         CLPERM_SUCCESS);
+                        }
+                        check_bytes(ctx, dd, want, n * es,
+                                    op == 0 ? "bit-reversal" : op == 1 ? "shuffle" : "unshuffle", es, n);
+                    }
+                    clReleaseMemObject(ds), clReleaseMemObject(dd);
+                    free(src), free(want);
+                }
             }
         }
-        clperm_ctx_free(ctx);
-        }
+    }
 }
 
 /* Zero conflicts in the diagonal arrangement for every regular kernel and item size, full and
  * partial tiles; conflicts with the plain layout, which shows that the check can fail. */
 Test(permute, regular_conflicts_measured) {
     static const uint32_t tshapes[][2] = {{32, 32}, {64, 96}, {33, 65}, {5, 40}};
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         for (size_t e = 0; e < 3; e++) {
             size_t es = sizes_es[e];
             for (int kind = CLPERM_PERMUTE_TRANSPOSE; kind <= CLPERM_PERMUTE_UNSHUFFLE; kind++)
@@ -250,14 +250,12 @@ Test(permute, regular_conflicts_measured) {
                                 (unsigned long long)naive.conflicts, naive.max_ways);
                 }
         }
-        clperm_ctx_free(ctx);
     }
 }
 
 /* Refused before anything runs: the canary-filled destination comes back untouched. */
 Test(permute, bad_input_writes_nothing) {
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         enum { N = 64 };
         uint32_t canary[4 * N], p[N], got[4 * N];
         memset(canary, 0x5A, sizeof canary);
@@ -300,7 +298,6 @@ Test(permute, bad_input_writes_nothing) {
         cr_assert(memcmp(got, canary, 16) == 0, "a refused call wrote the small buffer");
         clReleaseMemObject(src), clReleaseMemObject(dst), clReleaseMemObject(small), clReleaseMemObject(dp);
         if (ro) clReleaseMemObject(ro);
-        clperm_ctx_free(ctx);
     }
 }
 
@@ -329,8 +326,7 @@ static const plan_case plan_cases[] = {
  * the host's scatter; a plan's second run gives the same output. */
 Test(perm_plan, equals_host) {
     uint64_t seed = test_seed();
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         for (size_t c = 0; c < sizeof plan_cases / sizeof plan_cases[0]; c++) {
             const plan_case *pc = &plan_cases[c];
             uint64_t n = pc->n;
@@ -372,7 +368,6 @@ Test(perm_plan, equals_host) {
             free(p);
         }
         clperm_perm_plan_free(NULL);
-        clperm_ctx_free(ctx);
     }
 }
 
@@ -385,8 +380,7 @@ Test(perm_plan, round_trip) {
 #else
     static const uint64_t ns[] = {3, 1000, 70000};
 #endif
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++) {
             uint64_t n = ns[s];
             uint32_t *p = xmalloc(n * 4);
@@ -411,15 +405,13 @@ Test(perm_plan, round_trip) {
             clReleaseMemObject(buf), clReleaseMemObject(dq);
             free(p), free(q), free(src), free(got), free(want);
         }
-        clperm_ctx_free(ctx);
     }
 }
 
 /* Index arrays that are not permutations are refused before any work; bad buffers and item sizes
  * at execute are refused with nothing written. */
 Test(perm_plan, bad_input_refused) {
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         enum { N = 100 };
         uint32_t p[N];
         for (int i = 0; i < N; i++) p[i] = (uint32_t)((i * 37) % N);
@@ -465,7 +457,6 @@ Test(perm_plan, bad_input_refused) {
         cr_assert(memcmp(got, canary, sizeof got) == 0, "a refused execute wrote src");
         clperm_perm_plan_free(plan);
         clReleaseMemObject(src), clReleaseMemObject(dst), clReleaseMemObject(small);
-        clperm_ctx_free(ctx);
     }
 }
 
@@ -479,8 +470,7 @@ Test(perm_plan, conflicts_measured) {
     static const plan_case cases[] = {{65536, RANDOM, 1}, {65536, BIT_REVERSAL, 1}, {99960, TRANSPOSE, 357},
                                       {40000, RANDOM, 1}};
 #endif
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
             uint64_t n = cases[c].n;
             uint32_t *p = xmalloc(n * 4);
@@ -507,7 +497,6 @@ Test(perm_plan, conflicts_measured) {
             }
             free(p);
         }
-        clperm_ctx_free(ctx);
     }
 }
 
@@ -520,8 +509,7 @@ static void on_progress(void *user, double f) {
 }
 
 Test(perm_plan, progress_reported) {
-    for (size_t dev = 0; dev < test_device_count() && dev < 1; dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         uint64_t n = 50000;
         uint32_t *p = xmalloc(n * 4);
         make_perm(p, n, RANDOM, 1, test_seed());
@@ -536,6 +524,5 @@ Test(perm_plan, progress_reported) {
         cr_assert_geq(info.seconds_total, info.seconds_colour + info.seconds_schedule);
         clperm_perm_plan_free(plan);
         free(p);
-        clperm_ctx_free(ctx);
     }
 }

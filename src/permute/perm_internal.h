@@ -74,13 +74,11 @@ clperm_status clperm__transpose_enqueue(clperm_ctx *ctx, cl_mem src, cl_mem dst,
                                         size_t bytes, cl_uint num_events, const cl_event *events, cl_event *event);
 
 /* ---- bank-conflict trace ----
- * The record of a trace build: per work-item (in work-group order) cap + 1 words, the number of
- * steps first, then one local address per step (TRACE_IDLE when the work-item made no access
- * while others did). The model: w banks, bank = address mod w, the w consecutive work-items of
- * a group access together at each step. Adds to *out (tiles, steps, accesses, conflicts,
- * max_ways); CLPERM_ERROR_SIZE_OVERFLOW when a record overflowed its cap. */
-clperm_status clperm__perm_count_conflicts(const uint32_t *rec, uint64_t items, uint32_t w, uint32_t cap,
-                                           clperm_conflict_report *out);
+ * A trace build's record (the format and the model of the trace layer, src/tile/tile.h): per
+ * work-item in work-group order, cap + 1 words, the number of steps first, then one local address
+ * per step (CLPERM__TRACE_IDLE when the work-item made no access while others did); the w
+ * consecutive work-items of a group are one of the layer's tiles, accessing together at each step.
+ */
 
 /* Runs a trace build: fn enqueues the kernel on the data buffers a and b (data_bytes each, zeros)
  * with the record buffer `trace` of `items` work-items of cap + 1 words; the record is then read

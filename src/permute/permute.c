@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "perm_internal.h"
+#include "../tile/tile.h"
 
 const char *clperm__perm_item_type(size_t bytes) {
     switch (bytes) {
@@ -233,71 +234,29 @@ clperm_status clperm_permute_shuffle(clperm_ctx *ctx, cl_mem src, cl_mem dst, ui
 
 /* ---- the bank-conflict check ---- */
 
-clperm_status clperm__perm_trace_run(clperm_ctx *ctx, uint64_t items, uint32_t cap, uint32_t w, uint64_t groups,
-                                     size_t data_bytes, clperm__trace_fn fn, void *arg, clperm_conflict_report *out) {
-    CLPERM_RETURN_IF(items == 0 || items > SIZE_MAX / 4 / (cap + (uint64_t)1), CLPERM_ERROR_SIZE_OVERFLOW);
-    size_t words = (size_t)(items * (cap + (uint64_t)1));
-    clperm_status st;
-    cl_int err = CL_SUCCESS;
-    uint32_t *rec = malloc(words * 4);
-    /* The data, written from the host: checkers such as Oclgrind take filled buffers for
-     * uninitialised. */
-    void *zeros = calloc(data_bytes, 1);
-    cl_mem dt = NULL, a = NULL, b = NULL;
-    CLPERM_CHECK(rec && zeros ? CLPERM_SUCCESS : CLPERM_ERROR_OUT_OF_HOST_MEMORY);
-    dt = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, words * 4, NULL, &err);
-    CLPERM_CHECK(err);
-    a = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, data_bytes, zeros, &err);
-    CLPERM_CHECK(err);
-    b = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, data_bytes, zeros, &err);
-    CLPERM_CHECK(err);
-    CLPERM_CHECK(fn(ctx, arg, a, b, dt, cap));
-    CLPERM_CHECK(clEnqueueReadBuffer(ctx->queue, dt, CL_TRUE, 0, words * 4, rec, 0, NULL, NULL));
-    memset(out, 0, sizeof *out);
-    out->tiles = groups;
-    out->shape.w = w;
-    CLPERM_CHECK(clperm__perm_count_conflicts(rec, items, w, cap, out));
-cleanup:
-    if (st != CLPERM_SUCCESS) clFinish(ctx->queue);
-    if (dt) clReleaseMemObject(dt);
-    if (a) clReleaseMemObject(a);
-    if (b) clReleaseMemObject(b);
-    free(rec);
-    free(zeros);
-    return st;
+typedef struct perm_traced {
+    clperm__trace_fn fn;
+    void *arg;
+} perm_traced;
+
+static clperm_status perm_traced_launch(clperm_ctx *ctx, const clperm__trace *t, cl_mem a, cl_mem b, void *arg) {
+    const perm_traced *l = arg;
+    return l->fn(ctx, l->arg, a, b, t->buffer, t->cap);
 }
 
-clperm_status clperm__perm_count_conflicts(const uint32_t *rec, uint64_t items, uint32_t w, uint32_t cap,
-                                           clperm_conflict_report *out) {
-    uint32_t seen[64][64], nseen[64];
-    CLPERM_RETURN_IF(w == 0 || w > 64, CLPERM_ERROR_INVALID_ARGUMENT);
-    const size_t stride = cap + (size_t)1;
-    for (uint64_t g = 0; g + w <= items; g += w) {
-        const uint32_t *grp = rec + g * stride;
-        uint32_t steps = 0;
-        for (uint32_t l = 0; l < w; l++) {
-            uint32_t s = grp[l * stride];
-            CLPERM_RETURN_IF(s > cap, CLPERM_ERROR_SIZE_OVERFLOW);
-            if (s > steps) steps = s;
-        }
-        out->steps += steps;
-        for (uint32_t s = 0; s < steps; s++) {
-            memset(nseen, 0, sizeof nseen);
-            for (uint32_t l = 0; l < w; l++) {
-                const uint32_t *lane = grp + l * stride;
-                if (s >= lane[0] || lane[1 + s] == 0xFFFFFFFFu) continue;
-                uint32_t a = lane[1 + s], b = a % w, i = 0;
-                out->accesses++;
-                while (i < nseen[b] && seen[b][i] != a) i++;
-                if (i == nseen[b]) seen[b][nseen[b]++] = a;
-            }
-            for (uint32_t b = 0; b < w; b++) {
-                if (nseen[b] > 1) out->conflicts += nseen[b] - 1;
-                if (nseen[b] > out->max_ways) out->max_ways = nseen[b];
-            }
-        }
-    }
-    return CLPERM_SUCCESS;
+clperm_status clperm__perm_trace_run(clperm_ctx *ctx, uint64_t items, uint32_t cap, uint32_t w, uint64_t groups,
+                                     size_t data_bytes, clperm__trace_fn fn, void *arg, clperm_conflict_report *out) {
+    /* The trace layer's tiles are the groups of w consecutive work-items. */
+    CLPERM_RETURN_IF(items == 0 || w == 0 || items % w, CLPERM_ERROR_INTERNAL);
+    clperm__trace t;
+    CLPERM_TRY(clperm__trace_create(ctx, items / w, w, cap, &t));
+    const clperm__trace_io io = {NULL, data_bytes, data_bytes, 1};
+    perm_traced l = {fn, arg};
+    clperm_status st = clperm__trace_run(ctx, &t, &io, perm_traced_launch, &l, out);
+    out->tiles = groups;
+    out->shape.w = w;
+    clperm__trace_release(&t);
+    return st;
 }
 
 typedef struct regular_trace {
