@@ -1,25 +1,10 @@
 /* Argument checks shared by the operations: done before anything is enqueued. */
+#include "buffer_check.h"
 #include "internal.h"
 
 clperm_status clperm__check_buffer(const clperm_ctx *ctx, cl_mem mem, uint64_t n, size_t elem,
                                    int writable) {
-    CLPERM_RETURN_IF(!mem, CLPERM_ERROR_INVALID_BUFFER);
-    cl_mem_object_type type = 0;
-    cl_context owner = NULL;
-    size_t size = 0;
-    cl_mem_flags flags = 0;
-    if (clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof type, &type, NULL) != CL_SUCCESS ||
-        type != CL_MEM_OBJECT_BUFFER)
-        return CLPERM_ERROR_INVALID_BUFFER;
-    if (clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof owner, &owner, NULL) != CL_SUCCESS ||
-        clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof size, &size, NULL) != CL_SUCCESS ||
-        clGetMemObjectInfo(mem, CL_MEM_FLAGS, sizeof flags, &flags, NULL) != CL_SUCCESS)
-        return CLPERM_ERROR_INVALID_BUFFER;
-    CLPERM_RETURN_IF(owner != ctx->context, CLPERM_ERROR_BUFFER_CONTEXT);
-    CLPERM_RETURN_IF(elem && n > UINT64_MAX / elem, CLPERM_ERROR_SIZE_OVERFLOW);
-    CLPERM_RETURN_IF(n * elem > (uint64_t)size, CLPERM_ERROR_BUFFER_TOO_SMALL);
-    CLPERM_RETURN_IF(writable && (flags & CL_MEM_READ_ONLY), CLPERM_ERROR_BUFFER_READ_ONLY);
-    return CLPERM_SUCCESS;
+    return clperm__buffer_check(ctx->context, mem, n, elem, writable);
 }
 
 clperm_status clperm__check_events(cl_uint num_events, const cl_event *events) {
