@@ -109,6 +109,8 @@ static void usage(FILE *f) {
           "  --no-verify       do not check results against the host's (scan, shuffle, sort).\n"
           "  --json            one JSON object per line instead of the table.\n"
           "  --plot DIR        also draw PNG figures of throughput against size into DIR (gnuplot).\n"
+          "  --dist            the distributed shuffle and sort, one rank per device, under mpirun\n"
+          "                    (`clperm bench --dist --help`; builds with MPI only).\n"
           "  -h, --help        this text.\n",
           f);
 }
@@ -136,11 +138,9 @@ static int parse_size(const char *s, uint64_t *out) {
     return 0;
 }
 
-static int parse_list(const char *list, uint64_t *out, int *count);
+static int parse_sizes(const char *list, bench_opts *o) { return bench_parse_list(list, o->sizes, &o->nsizes); }
 
-static int parse_sizes(const char *list, bench_opts *o) { return parse_list(list, o->sizes, &o->nsizes); }
-
-static int parse_list(const char *list, uint64_t *out, int *count) {
+int bench_parse_list(const char *list, uint64_t *out, int *count) {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", list);
     *count = 0;
@@ -181,7 +181,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
     o->verify = 1;
     o->host = 1;
     parse_sizes("2^10,2^14,2^18,2^22,2^24,2^24+1", o);
-    parse_list("512,1024,2048", o->segments, &o->nsegments);
+    bench_parse_list("512,1024,2048", o->segments, &o->nsegments);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -199,7 +199,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
             }
             i++;
         } else if (!strcmp(a, "--segments") && v) {
-            if (parse_list(v, o->segments, &o->nsegments) != 0) {
+            if (bench_parse_list(v, o->segments, &o->nsegments) != 0) {
                 fprintf(stderr, "clperm bench: cannot read segments \"%s\"\n", v);
                 return -1;
             }
@@ -526,6 +526,15 @@ static int bench_device(const bench_opts *o, const char *selector, int index, in
 }
 
 int bench_main(int argc, char **argv) {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--dist")) {
+#ifdef CLPERM_BENCH_DIST
+            return bench_dist_main(argc, argv);
+#else
+            fprintf(stderr, "clperm bench: --dist needs clperm built with MPI (libopenmpi-dev)\n");
+            return 2;
+#endif
+        }
     bench_opts o;
     if (parse_args(argc, argv, &o) != 0) return 2;
     bench_row *rows = calloc(MAX_ROWS, sizeof *rows);

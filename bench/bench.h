@@ -73,6 +73,13 @@ double bench_host_xoshiro(uint64_t n, const bench_timing *t);
 /* Draws PNG figures of throughput against size with gnuplot; 0 on success. */
 int bench_plot(const char *dir, const bench_row *rows, size_t nrows, char *err, size_t errcap);
 
+/* The median of v[0 .. n) (v is sorted in place). */
+double bench_median(double *v, int n);
+/* Comma-separated sizes (2^K and 2^K+C understood) into out[0 .. *count); 0 on success. */
+int bench_parse_list(const char *list, uint64_t *out, int *count);
+
 int bench_main(int argc, char **argv);
+/* clperm bench --dist (bench_dist.c, built with MPI only): under mpirun, one rank per device. */
+int bench_dist_main(int argc, char **argv);
 
 #endif

@@ -35,7 +35,7 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static double median(double *v, int n) {
+double bench_median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
@@ -58,7 +58,7 @@ static double timed(bench_dev *d, run_fn fn, void *arg, const bench_timing *t, c
         }
         if (i >= 0) samples[i] = t1 - t0;
     }
-    return median(samples, reps);
+    return bench_median(samples, reps);
 }
 
 static cl_int launch(bench_dev *d, cl_kernel k, uint64_t n) {
@@ -315,7 +315,7 @@ double bench_host_scan(uint64_t n, const bench_timing *t) {
     (void)sink;
     free(in);
     free(out);
-    return median(samples, reps);
+    return bench_median(samples, reps);
 }
 
 /* ---- shuffles ------------------------------------------------------------------------------- */
@@ -554,7 +554,7 @@ double bench_host_fisher_yates(uint64_t n, const bench_timing *t) {
         if (i >= 0) samples[i] = t1 - t0;
     }
     free(v);
-    return median(samples, reps);
+    return bench_median(samples, reps);
 }
 
 /* ---- tile sorts ----------------------------------------------------------------------------- */
@@ -815,5 +815,5 @@ double bench_host_xoshiro(uint64_t n, const bench_timing *t) {
     volatile uint32_t sink = out[n / 2];
     (void)sink;
     free(out);
-    return median(samples, reps);
+    return bench_median(samples, reps);
 }
