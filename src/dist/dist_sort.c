@@ -8,9 +8,9 @@
  *   1. Each rank sorts a copy of its block on its device (stably, clperm__dist_sort_local) and
  *      reads it to host memory.
  *   2. Splitting. For every rank q, the key v_q of the element at global position offset_q is
- *      found by bisection over the keys' order: each step every rank counts its keys <= the
- *      middle of every interval (a binary search in its sorted block, within the part the
- *      earlier steps left open) and one allreduce sums the counts. Then one allreduce gives the
+ *      found by a search over the keys' order: each step every rank counts its keys <= each of
+ *      k pivots that cut every open interval into k + 1 parts (binary searches in its sorted
+ *      block, within the part the earlier steps left open) and one allreduce sums the counts. Then one allreduce gives the
  *      keys below v_q and one exclusive scan the keys equal to v_q on lower ranks: rank t sends
  *      rank q its keys below v_q and those of its keys equal to v_q that fall before position
  *      offset_q in (rank, position) order.
@@ -19,9 +19,9 @@
  *      sort of the block puts them together (a merge would do; the sort is what the device
  *      has).
  *
- * The steps of splitting are at most the key's width (32 or 64; fewer when the keys span a
- * narrow range: the bisection starts from the global minimum and maximum) allreduces of
- * size - 1 words. */
+ * Splitting takes ceil(w / log2(k + 1)) steps at most for keys of w bits (fewer when the keys
+ * span a narrow range: the search starts from the global minimum and maximum), each one
+ * allreduce of (size - 1) k <= 4096 words: 8 steps for 64-bit keys on 2 ranks, 21 on 512. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,12 +52,26 @@ static uint64_t upper_bound(clperm_key_type type, const void *keys, uint64_t lo,
     return lo;
 }
 
-/* The bisection's state for one target rank. */
+/* Each step cuts every open interval at k pivots, k chosen so that the step's allreduce carries at
+ * most SPLIT_WORDS words: with 2 ranks 255 pivots (8 steps for 64-bit keys), with 512 ranks 8. */
+#define SPLIT_WORDS 4096
+#define SPLIT_MAX_PIVOTS 255
+
+/* The search's state for one target rank. */
 typedef struct split_target {
-    uint64_t lo, hi; /* v lies in [lo, hi]                      */
-    uint64_t pa, pz; /* this rank's keys < lo, and <= hi         */
-    uint64_t mine;   /* this rank's keys <= the middle this step */
+    uint64_t lo, hi; /* v lies in [lo, hi]              */
+    uint64_t pa, pz; /* this rank's keys < lo, and <= hi */
 } split_target;
+
+/* Pivot j (1 .. k) of [lo, hi], hi > lo: lo + floor((hi - lo) * j / (k + 1)), in [lo, hi). */
+static uint64_t pivot(const split_target *t, unsigned j, unsigned k) {
+    uint64_t width = t->hi - t->lo, a = width / (k + 1), b = width % (k + 1);
+    return t->lo + a * j + b * j / (k + 1);
+}
+
+static int target_open(const sort_call *c, const split_target *t, int q) {
+    return c->offsets[q] != 0 && c->offsets[q] < c->req->n && t->lo < t->hi;
+}
 
 /* Step 2: c->cuts[q], the first position of this rank's sorted block that goes to rank q or
  * beyond. */
@@ -66,9 +80,13 @@ static clperm_status split(sort_call *c, const void *keys) {
     clperm_dist *d = c->d;
     clperm_key_type type = c->req->key_type;
     int size = d->size;
+    unsigned k = (unsigned)(SPLIT_WORDS / (size - 1));
+    k = k < 1 ? 1 : k > SPLIT_MAX_PIVOTS ? SPLIT_MAX_PIVOTS : k;
     uint64_t count = c->req->count, n = c->req->n;
+    size_t words = (size_t)(size - 1) * k;
     split_target *s = calloc((size_t)size, sizeof *s);
-    uint64_t *sums = calloc(3 * (size_t)size, sizeof *sums), *equal = sums + size, *equal_before = equal + size;
+    uint64_t *sums = calloc(3 * (size_t)size + 2 * words, sizeof *sums), *equal = sums + size;
+    uint64_t *equal_before = equal + size, *mine = equal_before + size, *every = mine + words;
     if (!s || !sums) st = CLPERM_ERROR_OUT_OF_HOST_MEMORY;
     CLPERM_CHECK(clperm__dist_agree(d, st));
     /* The global range of the keys: the minimum, and the maximum as the minimum of its complement. */
@@ -83,29 +101,37 @@ static clperm_status split(sort_call *c, const void *keys) {
         s[q].hi = ~range[1];
         s[q].pz = count;
     }
-    /* Rank q's block starts at an element when 0 < offset_q < n; the bisection finds its key,
-     * the smallest v with at least offset_q + 1 keys <= v. Every rank runs the same steps. */
+    /* Rank q's block starts at an element when 0 < offset_q < n; the search finds its key, the
+     * smallest v with at least offset_q + 1 keys <= v. Every rank runs the same steps. */
     for (;;) {
         int open = 0;
         for (int q = 1; q < size; q++) {
             split_target *t = &s[q];
-            sums[q] = t->mine = 0;
-            if (c->offsets[q] == 0 || c->offsets[q] >= n || t->lo == t->hi) continue;
+            uint64_t *m = mine + (size_t)(q - 1) * k, from = t->pa;
+            for (unsigned j = 0; j < k; j++) m[j] = 0;
+            if (!target_open(c, t, q)) continue;
             open = 1;
-            sums[q] = t->mine = upper_bound(type, keys, t->pa, t->pz, t->lo + (t->hi - t->lo) / 2);
+            for (unsigned j = 0; j < k; j++) m[j] = from = upper_bound(type, keys, from, t->pz, pivot(t, j + 1, k));
         }
         if (!open) break;
-        CLPERM_CHECK(clperm__dist_allreduce(d, sums + 1, size - 1, MPI_SUM));
+        memcpy(every, mine, words * sizeof *every);
+        CLPERM_CHECK(clperm__dist_allreduce(d, every, (int)words, MPI_SUM));
         for (int q = 1; q < size; q++) {
             split_target *t = &s[q];
-            if (c->offsets[q] == 0 || c->offsets[q] >= n || t->lo == t->hi) continue;
-            uint64_t mid = t->lo + (t->hi - t->lo) / 2;
-            if (sums[q] >= c->offsets[q] + 1) {
-                t->hi = mid;
-                t->pz = t->mine;
-            } else {
-                t->lo = mid + 1;
-                t->pa = t->mine;
+            if (!target_open(c, t, q)) continue;
+            const uint64_t *m = mine + (size_t)(q - 1) * k, *g = every + (size_t)(q - 1) * k;
+            /* The first pivot with offset_q + 1 keys at or below it bounds v from above; the one
+             * before it from below. */
+            unsigned j = 0;
+            while (j < k && g[j] < c->offsets[q] + 1) j++;
+            uint64_t below = j ? pivot(t, j, k) : 0, at = j < k ? pivot(t, j + 1, k) : 0;
+            if (j) {
+                t->pa = m[j - 1];
+                t->lo = below + 1;
+            }
+            if (j < k) {
+                t->pz = m[j];
+                t->hi = at;
             }
         }
     }
