@@ -82,7 +82,8 @@ CLPERM_API clperm_status clperm_dist_rank(const clperm_dist *dist, int *rank, in
  *
  * so that the blocks, put together in rank order, equal clperm_shuffle_host of the whole array
  * bit for bit, whatever the number of ranks and the block sizes. src and dst hold at least count
- * items each and may be the same buffer. n, elem_size, seed and the options (after their
+ * items each; they may be the same items (in place) but not overlap otherwise
+ * (CLPERM_ERROR_BUFFER_OVERLAP). n, elem_size, seed and the options (after their
  * defaults are filled in) must be the same on every rank, and the counts must add up to n.
  *
  * How: every rank counts the values the bijection keeps over one slice of its domain (an
@@ -109,7 +110,8 @@ typedef struct clperm_dist_sort_request {
     cl_mem keys;              /* count keys                                                  */
     clperm_type value_type;   /* 0: keys only; CLPERM_TYPE_U32 or CLPERM_TYPE_U64: one value per
                                * key, moved with it (the same on every rank)                 */
-    cl_mem values;            /* count values, a buffer other than keys (NULL without values) */
+    cl_mem values;            /* count values, sharing no memory with keys (NULL without
+                               * values; CLPERM_ERROR_BUFFER_OVERLAP)                        */
     uint64_t n;               /* the global number of keys, the same on every rank           */
     uint64_t count;           /* this rank's block                                           */
 } clperm_dist_sort_request;

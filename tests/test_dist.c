@@ -385,7 +385,7 @@ static void expect_failure(clperm_ctx *ctx, const char *what, clperm_status st, 
 static void bad_input_tests(clperm_ctx *ctx, clperm_dist *d) {
     int rank = 0, size = 1;
     clperm_dist_rank(d, &rank, &size);
-    const uint64_t n = 100;
+    const uint64_t n = 400; /* blocks of 100 items or more: more than a sub-buffer's alignment */
     uint64_t count, offset;
     my_block(d, EVEN, n, &count, &offset);
     uint64_t *block = malloc((count + 1) * sizeof *block);
@@ -421,6 +421,24 @@ static void bad_input_tests(clperm_ctx *ctx, clperm_dist *d) {
     expect_failure(ctx, "dst too small on rank 0", st, CLPERM_ERROR_BUFFER_TOO_SMALL, &b);
     st = clperm_dist_shuffle(d, src, rank == 0 ? readonly : dst, n, count, 8, 1, NULL);
     expect_failure(ctx, "read-only dst on rank 0", st, CLPERM_ERROR_BUFFER_READ_ONLY, &b);
+    {
+        /* Rank 0's src and dst: two sub-buffers of one buffer, overlapping. */
+        cl_uint align_bits = 0;
+        clGetDeviceInfo(clperm_ctx_cl_device(ctx), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
+        size_t align = align_bits / 8 ? align_bits / 8 : 128, bytes = (size_t)count * 8;
+        cl_mem parent = buffer(ctx, align + bytes, NULL), lo = NULL, hi = NULL;
+        cl_buffer_region rlo = {0, bytes}, rhi = {align, bytes};
+        if (parent) {
+            lo = clCreateSubBuffer(parent, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &rlo, &err);
+            hi = clCreateSubBuffer(parent, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &rhi, &err);
+        }
+        CHECK(lo && hi && align < bytes, "sub-buffers for the overlap case");
+        st = clperm_dist_shuffle(d, rank == 0 ? lo : src, rank == 0 ? hi : dst, n, count, 8, 1, NULL);
+        expect_failure(ctx, "src and dst overlapping on rank 0", st, CLPERM_ERROR_BUFFER_OVERLAP, &b);
+        if (lo) clReleaseMemObject(lo);
+        if (hi) clReleaseMemObject(hi);
+        if (parent) clReleaseMemObject(parent);
+    }
     st = clperm_dist_shuffle(d, src, dst, n, count, 8, 1, rank == last ? &bad_rounds : NULL);
     expect_failure(ctx, "99 rounds on the last rank", st, CLPERM_ERROR_INVALID_ARGUMENT, &b);
     st = clperm_dist_shuffle(d, src, dst, n, count, 0, 1, NULL);
@@ -453,7 +471,7 @@ static void bad_input_tests(clperm_ctx *ctx, clperm_dist *d) {
     other = req;
     other.values = rank == 0 ? dst : src;
     st = clperm_dist_sort(d, &other);
-    expect_failure(ctx, "sort: values == keys on rank 0", st, CLPERM_ERROR_INVALID_ARGUMENT, &b);
+    expect_failure(ctx, "sort: values == keys on rank 0", st, CLPERM_ERROR_BUFFER_OVERLAP, &b);
     other = req;
     other.keys = rank == last ? small : dst;
     st = clperm_dist_sort(d, &other);

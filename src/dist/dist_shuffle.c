@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buffer_check.h"
 #include "dist_internal.h"
 
 /* Domain indices per work-item of the counting and owner kernels. */
@@ -277,7 +278,9 @@ static clperm_status local_checks(clperm_dist *d, cl_mem src, cl_mem dst, uint64
     CLPERM_RETURN_IF(elem_size == 0 || elem_size > (size_t)INT32_MAX, CLPERM_ERROR_INVALID_ARGUMENT);
     CLPERM_RETURN_IF(count > SIZE_MAX / elem_size, CLPERM_ERROR_SIZE_OVERFLOW);
     CLPERM_TRY(clperm__dist_check_buffer(d, src, count, elem_size, 0));
-    return clperm__dist_check_buffer(d, dst, count, elem_size, 1);
+    CLPERM_TRY(clperm__dist_check_buffer(d, dst, count, elem_size, 1));
+    /* The same items in place, or apart. */
+    return count ? clperm__buffer_overlap(src, count * elem_size, dst, count * elem_size, 1) : CLPERM_SUCCESS;
 }
 
 static clperm_status shuffle_agreed(shuffle_call *c, cl_mem src, cl_mem dst, uint64_t seed,
@@ -285,8 +288,10 @@ static clperm_status shuffle_agreed(shuffle_call *c, cl_mem src, cl_mem dst, uin
     clperm_dist *d = c->d;
     if (c->n == 0) return CLPERM_SUCCESS;
     if (d->size == 1) {
-        clperm_status st = src == dst ? clperm_shuffle_inplace(d->ctx, src, c->n, c->elem_size, seed, opts, 0, NULL, NULL)
-                                      : clperm_shuffle(d->ctx, src, dst, c->n, c->elem_size, seed, opts, 0, NULL, NULL);
+        uint64_t bytes = c->n * c->elem_size;
+        int inplace = clperm__buffer_overlap(src, bytes, dst, bytes, 0) != CLPERM_SUCCESS; /* the same range */
+        clperm_status st = inplace ? clperm_shuffle_inplace(d->ctx, dst, c->n, c->elem_size, seed, opts, 0, NULL, NULL)
+                                   : clperm_shuffle(d->ctx, src, dst, c->n, c->elem_size, seed, opts, 0, NULL, NULL);
         if (st == CLPERM_SUCCESS) st = clFinish(d->queue);
         clperm__dist_phase_end(d, CLPERM__PHASE_LOCAL);
         return st;

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buffer_check.h"
 #include "dist_internal.h"
 
 typedef struct sort_call {
@@ -233,8 +234,9 @@ static clperm_status local_checks(sort_call *c) {
     CLPERM_RETURN_IF(r->count > SIZE_MAX / 8, CLPERM_ERROR_SIZE_OVERFLOW);
     CLPERM_TRY(clperm__dist_check_buffer(c->d, r->keys, r->count, c->key_bytes, 1));
     if (!c->value_bytes) return CLPERM_SUCCESS;
-    CLPERM_RETURN_IF(r->count && r->values == r->keys, CLPERM_ERROR_INVALID_ARGUMENT);
-    return clperm__dist_check_buffer(c->d, r->values, r->count, c->value_bytes, 1);
+    CLPERM_TRY(clperm__dist_check_buffer(c->d, r->values, r->count, c->value_bytes, 1));
+    if (!r->count) return CLPERM_SUCCESS;
+    return clperm__buffer_overlap(r->keys, r->count * c->key_bytes, r->values, r->count * c->value_bytes, 0);
 }
 
 clperm_status clperm_dist_sort(clperm_dist *dist, const clperm_dist_sort_request *req) {

@@ -29,4 +29,30 @@ static inline clperm_status clperm__buffer_check(cl_context context, cl_mem mem,
     return CLPERM_SUCCESS;
 }
 
+/* The memory object a buffer lives in and its offset there (a sub-buffer's parent). */
+static inline clperm_status clperm__buffer_root(cl_mem m, cl_mem *root, size_t *offset) {
+    cl_mem parent = NULL;
+    size_t off = 0;
+    if (clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) != CL_SUCCESS ||
+        (parent && clGetMemObjectInfo(m, CL_MEM_OFFSET, sizeof off, &off, NULL) != CL_SUCCESS))
+        return CLPERM_ERROR_INVALID_BUFFER;
+    *root = parent ? parent : m;
+    *offset = parent ? off : 0;
+    return CLPERM_SUCCESS;
+}
+
+/* CLPERM_ERROR_BUFFER_OVERLAP when the first a_bytes of a and b_bytes of b share memory (sub-buffers
+ * of one buffer, or a buffer and its sub-buffer); with same_ok, the very same range is allowed. */
+static inline clperm_status clperm__buffer_overlap(cl_mem a, uint64_t a_bytes, cl_mem b, uint64_t b_bytes,
+                                                   int same_ok) {
+    cl_mem ra, rb;
+    size_t oa, ob;
+    CLPERM_TRY(clperm__buffer_root(a, &ra, &oa));
+    CLPERM_TRY(clperm__buffer_root(b, &rb, &ob));
+    if (ra != rb || a_bytes == 0 || b_bytes == 0) return CLPERM_SUCCESS;
+    if (same_ok && oa == ob && a_bytes == b_bytes) return CLPERM_SUCCESS;
+    int disjoint = oa + a_bytes <= ob || ob + b_bytes <= oa;
+    return disjoint ? CLPERM_SUCCESS : CLPERM_ERROR_BUFFER_OVERLAP;
+}
+
 #endif /* CLPERM_BUFFER_CHECK_H */

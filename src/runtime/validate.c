@@ -7,6 +7,10 @@ clperm_status clperm__check_buffer(const clperm_ctx *ctx, cl_mem mem, uint64_t n
     return clperm__buffer_check(ctx->context, mem, n, elem, writable);
 }
 
+clperm_status clperm__check_overlap(cl_mem a, uint64_t a_bytes, cl_mem b, uint64_t b_bytes, int same_ok) {
+    return clperm__buffer_overlap(a, a_bytes, b, b_bytes, same_ok);
+}
+
 clperm_status clperm__check_events(cl_uint num_events, const cl_event *events) {
     CLPERM_RETURN_IF((num_events > 0) != (events != NULL), CLPERM_ERROR_INVALID_EVENT_LIST);
     for (cl_uint i = 0; i < num_events; i++) CLPERM_RETURN_IF(!events[i], CLPERM_ERROR_INVALID_EVENT_LIST);
