@@ -2,8 +2,8 @@
  * per device. For each size (items per rank) it measures, with the same items:
  *
  *   - the operation on every rank: per-rank and aggregate items/s, and where each rank's time
- *     went (device work, staging copies between device and host, the MPI exchange, the small
- *     collectives), from clperm_dist_last_stats;
+ *     went (device work, and the local sorts within it; staging copies between device and
+ *     host; the MPI exchange; the small collectives), from clperm_dist_last_stats;
  *   - the same operation on rank 0 alone (a communicator of one rank: the local operation on one
  *     device), the baseline;
  *   - the bound: a host-staged all-to-all of the same bytes with nothing else (device to host,
@@ -45,7 +45,7 @@ typedef struct dist_bench {
 /* What one rank reports of one measured operation. */
 typedef struct rank_figures {
     char device[MAX_DEVICE_NAME];
-    double seconds, local, stage, exchange, collective; /* medians over the runs */
+    double seconds, local, sort, stage, exchange, collective; /* medians over the runs */
     double bytes_sent;
 } rank_figures;
 
@@ -236,7 +236,7 @@ static void figures_begin(const dist_bench *b, rank_figures *out) {
 /* The medians of op on d over the ranks of comm (each run's time: the slowest rank's). */
 static clperm_status measure(dist_bench *b, dist_op op, clperm_dist *d, MPI_Comm comm, uint64_t n, uint64_t count,
                              const bench_timing *t, rank_figures *out) {
-    double v[5][256];
+    double v[6][256];
     int reps = t->reps;
     figures_begin(b, out);
     for (int i = -t->warmup; i < reps; i++) {
@@ -256,6 +256,7 @@ static clperm_status measure(dist_bench *b, dist_op op, clperm_dist *d, MPI_Comm
         v[2][i] = s.stage_seconds;
         v[3][i] = s.exchange_seconds;
         v[4][i] = s.collective_seconds;
+        v[5][i] = s.sort_seconds;
         out->bytes_sent = (double)s.bytes_sent;
     }
     out->seconds = bench_median(v[0], reps);
@@ -263,6 +264,7 @@ static clperm_status measure(dist_bench *b, dist_op op, clperm_dist *d, MPI_Comm
     out->stage = bench_median(v[2], reps);
     out->exchange = bench_median(v[3], reps);
     out->collective = bench_median(v[4], reps);
+    out->sort = bench_median(v[5], reps);
     return CLPERM_SUCCESS;
 }
 
@@ -381,8 +383,8 @@ static int verify(dist_bench *b, dist_op op, uint64_t n, uint64_t count, uint64_
 
 static void print_header(const dist_opts *o) {
     if (o->json) return;
-    printf("%-8s %-16s %5s %4s %-28s %12s %12s %10s %10s %6s %6s %6s %6s\n", "op", "variant", "ranks", "rank",
-           "device", "n/rank", "n", "median ms", "G items/s", "local", "stage", "exch", "coll");
+    printf("%-8s %-16s %5s %4s %-28s %12s %12s %10s %10s %6s %6s %6s %6s %6s\n", "op", "variant", "ranks", "rank",
+           "device", "n/rank", "n", "median ms", "G items/s", "local", "(sort)", "stage", "exch", "coll");
 }
 
 /* rank < 0: the row of all ranks. */
@@ -391,16 +393,17 @@ static void print_row(const dist_opts *o, const char *op, const char *variant, i
     double rate = f->seconds > 0 ? (double)(rank < 0 ? n : count) / f->seconds : 0, t = f->seconds > 0 ? f->seconds : 1;
     if (o->json) {
         printf("{\"op\":\"%s\",\"variant\":\"%s\",\"ranks\":%d,\"rank\":%d,\"device\":\"%s\",\"n_rank\":%llu,"
-               "\"n\":%llu,\"seconds\":%.6g,\"items_per_s\":%.6g,\"local_s\":%.6g,\"stage_s\":%.6g,"
+               "\"n\":%llu,\"seconds\":%.6g,\"items_per_s\":%.6g,\"local_s\":%.6g,\"sort_s\":%.6g,\"stage_s\":%.6g,"
                "\"exchange_s\":%.6g,\"collective_s\":%.6g,\"bytes_sent\":%.6g}\n",
                op, variant, ranks, rank, f->device, (unsigned long long)count, (unsigned long long)n, f->seconds, rate,
-               f->local, f->stage, f->exchange, f->collective, f->bytes_sent);
+               f->local, f->sort, f->stage, f->exchange, f->collective, f->bytes_sent);
     } else {
         char r[8];
         snprintf(r, sizeof r, rank < 0 ? "all" : "%d", rank);
-        printf("%-8s %-16s %5d %4s %-28.28s %12llu %12llu %10.3f %10.4f %5.1f%% %5.1f%% %5.1f%% %5.1f%%\n", op, variant,
-               ranks, r, f->device, (unsigned long long)count, (unsigned long long)n, f->seconds * 1e3, rate * 1e-9,
-               100 * f->local / t, 100 * f->stage / t, 100 * f->exchange / t, 100 * f->collective / t);
+        printf("%-8s %-16s %5d %4s %-28.28s %12llu %12llu %10.3f %10.4f %5.1f%% %5.1f%% %5.1f%% %5.1f%% %5.1f%%\n", op,
+               variant, ranks, r, f->device, (unsigned long long)count, (unsigned long long)n, f->seconds * 1e3,
+               rate * 1e-9, 100 * f->local / t, 100 * f->sort / t, 100 * f->stage / t, 100 * f->exchange / t,
+               100 * f->collective / t);
     }
     fflush(stdout);
 }
@@ -418,6 +421,7 @@ static void print_ranks(const dist_opts *o, const dist_bench *b, const char *op,
     for (int r = 0; r < b->size; r++) {
         print_row(o, op, variant, b->size, r, &all[r], count, n);
         sum.local += all[r].local / b->size;
+        sum.sort += all[r].sort / b->size;
         sum.stage += all[r].stage / b->size;
         sum.exchange += all[r].exchange / b->size;
         sum.collective += all[r].collective / b->size;
@@ -444,8 +448,6 @@ static int bench_size(const dist_opts *o, dist_bench *b, uint64_t count) {
     if (st == CLPERM_SUCCESS) print_ranks(o, b, "exchange", "staged-alltoall", &bound, count, n);
     for (int op = 0; op < OPS; op++) {
         if (!strstr(o->ops, op_names[op])) continue;
-        if (b->rank == 0 && !o->json) fprintf(stderr, "%s of %llu x %llu items\n", op_names[op],
-                                               (unsigned long long)b->size, (unsigned long long)count);
         rank_figures f, one;
         st = measure(b, (dist_op)op, b->all, MPI_COMM_WORLD, n, count, &o->timing, &f);
         if (st == CLPERM_SUCCESS && o->verify && verify(b, (dist_op)op, n, count, offset)) st = CLPERM_ERROR_INTERNAL;
@@ -470,6 +472,7 @@ static int bench_size(const dist_opts *o, dist_bench *b, uint64_t count) {
                    op_names[op], b->size, (unsigned long long)count, (double)n / f.seconds * 1e-9,
                    one.seconds * (double)b->size / f.seconds, (double)count / one.seconds * 1e-9,
                    100 * bound.seconds / f.seconds);
+        fflush(stdout);
     }
     return failures;
 }

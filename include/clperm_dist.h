@@ -146,6 +146,7 @@ typedef struct clperm_dist_stats {
     double seconds;            /* the whole call                                              */
     double local_seconds;      /* device work: bijection kernels, local sorts, gathers,
                                 * scatters (and, for now, the local sort's host stand-in)     */
+    double sort_seconds;       /* the local sorts alone (part of local_seconds)               */
     double stage_seconds;      /* copies between the device and the host staging buffers      */
     double exchange_seconds;   /* the MPI_Alltoallv of the items (keys and values)             */
     double collective_seconds; /* the small collectives: agreement, counts, boundaries,
