@@ -75,6 +75,22 @@ static uint64_t kept_index(const clperm_bijection_key *key, uint64_t begin, cons
         if (clperm_bijection_apply(key, i) < key->n && k-- == 0) return i;
 }
 
+/* Enqueues the gather (to[t] = from[positions[t]]) or the scatter (to[positions[t]] = from[t]) of
+ * the call's count items. */
+static clperm_status move_by_positions(shuffle_call *c, clperm__dist_kernel k, cl_mem from, cl_mem to) {
+    cl_uint word_bytes = (cl_uint)c->word_bytes;
+    cl_ulong words = c->words, count = c->count;
+    clperm__dist_args a = clperm__dist_args_begin(c->d, k);
+    CLPERM__DIST_ARG(a, from);
+    CLPERM__DIST_ARG(a, to);
+    CLPERM__DIST_ARG(a, c->positions);
+    CLPERM__DIST_ARG(a, c->positions_wide);
+    CLPERM__DIST_ARG(a, count);
+    CLPERM__DIST_ARG(a, word_bytes);
+    CLPERM__DIST_ARG(a, words);
+    return clperm__dist_launch(c->d, &a, count);
+}
+
 /* Step 1: c->bounds on every rank. */
 static clperm_status find_bounds(shuffle_call *c) {
     clperm_status st = CLPERM_SUCCESS;
@@ -164,17 +180,7 @@ static clperm_status source_order(shuffle_call *c, cl_mem src) {
         goto cleanup;
     }
     for (int q = 0; q < size; q++) c->sendcounts[q] = starts[q + 1] - starts[q];
-    cl_uint word_bytes = (cl_uint)c->word_bytes;
-    cl_ulong words = c->words;
-    a = clperm__dist_args_begin(d, CLPERM__DIST_GATHER);
-    CLPERM__DIST_ARG(a, src);
-    CLPERM__DIST_ARG(a, c->items);
-    CLPERM__DIST_ARG(a, c->positions);
-    CLPERM__DIST_ARG(a, c->positions_wide);
-    CLPERM__DIST_ARG(a, count);
-    CLPERM__DIST_ARG(a, word_bytes);
-    CLPERM__DIST_ARG(a, words);
-    CLPERM_CHECK(clperm__dist_launch(d, &a, count));
+    CLPERM_CHECK(move_by_positions(c, CLPERM__DIST_GATHER, src, c->items));
     CLPERM_CHECK(clFinish(d->queue));
 cleanup:
     clperm__dist_release(bounds_dev);
@@ -258,17 +264,7 @@ static clperm_status move_items(shuffle_call *c, cl_mem src, cl_mem dst) {
     clperm__dist_phase_end(d, CLPERM__PHASE_EXCHANGE);
     st = clperm__dist_write(d, c->items, 0, item_bytes, recv);
     clperm__dist_phase_end(d, CLPERM__PHASE_STAGE);
-    cl_uint word_bytes = (cl_uint)c->word_bytes;
-    cl_ulong words = c->words, count = c->count;
-    clperm__dist_args a = clperm__dist_args_begin(d, CLPERM__DIST_SCATTER);
-    CLPERM__DIST_ARG(a, c->items);
-    CLPERM__DIST_ARG(a, dst);
-    CLPERM__DIST_ARG(a, c->positions);
-    CLPERM__DIST_ARG(a, c->positions_wide);
-    CLPERM__DIST_ARG(a, count);
-    CLPERM__DIST_ARG(a, word_bytes);
-    CLPERM__DIST_ARG(a, words);
-    if (st == CLPERM_SUCCESS) st = clperm__dist_launch(d, &a, count);
+    if (st == CLPERM_SUCCESS) st = move_by_positions(c, CLPERM__DIST_SCATTER, c->items, dst);
     if (st == CLPERM_SUCCESS) st = clFinish(d->queue);
     clperm__dist_phase_end(d, CLPERM__PHASE_LOCAL);
     return st;
