@@ -32,7 +32,9 @@
  * - Items travel between devices through host memory: each rank reads what it sends from its
  *   device into host buffers of its own (pinned where the OpenCL implementation allows,
  *   CL_MEM_ALLOC_HOST_PTR), MPI_Alltoallv moves them between ranks, and the receiver writes them
- *   to its device. Device memory is never handed to MPI.
+ *   to its device. Device memory is never handed to MPI. Where a count or displacement would not
+ *   fit MPI's int, the items go as point-to-point messages of at most 2^31 - 1 items instead (the
+ *   environment variable CLPERM_DIST_MESSAGE_ITEMS lowers that limit, for tests).
  * - Threads: a clperm_dist is used by one thread at a time (MPI collectives on one communicator
  *   must not interleave); MPI must be initialised with at least MPI_THREAD_FUNNELED, or
  *   MPI_THREAD_SERIALIZED when different threads make the calls. Other threads may use the
