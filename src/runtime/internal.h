@@ -181,6 +181,8 @@ clperm_status clperm__shuffle_opts_check(const clperm_shuffle_opts *opts, clperm
 /* ---- generators ---- */
 /* The packed parameters of (family, k), or NULL when there is no table. */
 const uint64_t *clperm__rng_table(int family, uint32_t k);
+/* The table of spec's family and k, or NULL when spec is NULL or names no table or scrambler. */
+const uint64_t *clperm__rng_spec_table(const clperm_rng_spec *spec);
 
 /* ---- program building and caching ---- */
 /* Returns the kernel `name` of the program built from `src` with `options`, building (or loading

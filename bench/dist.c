@@ -22,14 +22,6 @@
 
 #define MAX_DEVICE_NAME 64
 
-typedef struct dist_opts {
-    uint64_t sizes[BENCH_MAX_SIZES];
-    int nsizes;
-    const char *devices, *ops;
-    bench_timing timing;
-    int json, verify, baseline;
-} dist_opts;
-
 typedef struct dist_bench {
     int rank, size, local_rank;
     clperm_ctx *ctx;
@@ -49,84 +41,7 @@ typedef struct rank_figures {
     double bytes_sent;
 } rank_figures;
 
-static void usage(FILE *f) {
-    fputs("usage: mpirun -np R clperm bench --dist [options]\n"
-          "\n"
-          "The distributed shuffle (64-bit items) and sort (u64 keys) over R ranks, one device each,\n"
-          "against the same operation on one rank and against a host-staged all-to-all of the\n"
-          "same bytes (device to host, MPI_Alltoallv, host to device). Rows per rank and for all\n"
-          "ranks: median time of the slowest rank, items/s, and the shares of the time spent in\n"
-          "device work (local), staging copies (stage), the MPI exchange and the small collectives.\n"
-          "\n"
-          "options:\n"
-          "  --sizes LIST      items per rank, comma-separated; 2^K and 2^K+C understood\n"
-          "                    (default 2^20,2^22).\n"
-          "  --ops LIST        shuffle, sort (default both).\n"
-          "  --devices LIST    device selectors (as `clperm bench --device`), taken by local rank\n"
-          "                    (rank within its node) modulo their number. Default: the local\n"
-          "                    rank's GPU when the node has GPUs, else the default device.\n"
-          "  --reps N          timed runs (default 5); --warmup N runs before (default 1).\n"
-          "  --no-baseline     skip the single-rank rows.\n"
-          "  --no-verify       do not check the results (default: checked once per size).\n"
-          "  --json            one JSON object per line.\n",
-          f);
-}
-
-static int parse_args(int argc, char **argv, dist_opts *o) {
-    memset(o, 0, sizeof *o);
-    o->timing.reps = 5;
-    o->timing.warmup = 1;
-    o->verify = o->baseline = 1;
-    o->ops = "shuffle,sort";
-    bench_parse_list("2^20,2^22", o->sizes, &o->nsizes);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--dist")) continue;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(a, "--sizes") && v) {
-            if (bench_parse_list(v, o->sizes, &o->nsizes) != 0) return -1;
-            i++;
-        } else if (!strcmp(a, "--ops") && v) {
-            o->ops = argv[++i];
-        } else if (!strcmp(a, "--devices") && v) {
-            o->devices = argv[++i];
-        } else if (!strcmp(a, "--reps") && v) {
-            o->timing.reps = atoi(argv[++i]);
-        } else if (!strcmp(a, "--warmup") && v) {
-            o->timing.warmup = atoi(argv[++i]);
-        } else if (!strcmp(a, "--no-baseline")) {
-            o->baseline = 0;
-        } else if (!strcmp(a, "--no-verify")) {
-            o->verify = 0;
-        } else if (!strcmp(a, "--json")) {
-            o->json = 1;
-        } else {
-            fprintf(stderr, "clperm bench --dist: unknown or incomplete option \"%s\"\n\n", a);
-            usage(stderr);
-            return -1;
-        }
-    }
-    if (o->timing.reps < 1 || o->timing.reps > 256 || o->timing.warmup < 0) {
-        fprintf(stderr, "clperm bench --dist: --reps must be 1..256 and --warmup at least 0\n");
-        return -1;
-    }
-    return 0;
-}
-
-/* ---- devices ---- */
-
-/* The selector of entry `k` of a comma-separated list (wrapping around), into sel. */
-static void list_entry(const char *list, int k, char *sel, size_t cap) {
-    int count = 1;
-    for (const char *p = list; *p; p++) count += *p == ',';
-    k %= count;
-    const char *p = list;
-    for (int i = 0; i < k; i++) p = strchr(p, ',') + 1;
-    size_t len = strcspn(p, ",");
-    snprintf(sel, cap, "%.*s", (int)(len < cap ? len : cap - 1), p);
-}
+/* ---- devices -------------------------------------------------------------------------------- */
 
 /* The index (in `clperm devices` order: platforms in order, then their devices) of the k-th GPU
  * modulo their number, or -1 without GPUs. */
@@ -151,19 +66,21 @@ static int gpu_index(int k) {
     return ngpus ? gpus[k % ngpus] : -1;
 }
 
-static clperm_status open_device(const dist_opts *o, dist_bench *b) {
-    char sel[128] = "";
-    int gpu = -1;
-    if (o->devices)
-        list_entry(o->devices, b->local_rank, sel, sizeof sel);
-    else if ((gpu = gpu_index(b->local_rank)) >= 0)
-        snprintf(sel, sizeof sel, "%d", gpu);
-    clperm_status st = sel[0] ? clperm_ctx_create_device(&b->ctx, sel) : clperm_ctx_create_default(&b->ctx);
+/* The device of this rank: --device's entry of its local rank (modulo their number), else the
+ * local rank's GPU, else the default device; with the tunables of --set. */
+static clperm_status open_device(const bench_opts *o, dist_bench *b) {
+    char sel[32] = "";
+    const char *selector = o->ndevices ? o->devices[b->local_rank % o->ndevices] : sel;
+    int gpu = o->ndevices ? -1 : gpu_index(b->local_rank);
+    if (gpu >= 0) snprintf(sel, sizeof sel, "%d", gpu);
+    clperm_status st = selector[0] ? clperm_ctx_create_device(&b->ctx, selector) : clperm_ctx_create_default(&b->ctx);
+    for (int i = 0; st == CLPERM_SUCCESS && i < o->nsets; i++)
+        st = clperm_ctx_set_param(b->ctx, o->sets[i].param, o->sets[i].value);
     if (st == CLPERM_SUCCESS) st = clperm_ctx_profile(b->ctx, &b->profile);
     return st;
 }
 
-/* ---- buffers and inputs ---- */
+/* ---- buffers and inputs --------------------------------------------------------------------- */
 
 static uint64_t mix64(uint64_t z) {
     z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
@@ -201,10 +118,10 @@ static clperm_status prepare(dist_bench *b, uint64_t count, uint64_t offset) {
     return err;
 }
 
-/* ---- measuring ---- */
+/* ---- measuring ------------------------------------------------------------------------------ */
 
+/* In the order of bench_dist_ops (options.c), which names them. */
 typedef enum dist_op { OP_SHUFFLE, OP_SORT, OPS } dist_op;
-static const char *const op_names[OPS] = {"shuffle", "sort"};
 
 #define SHUFFLE_SEED 42
 
@@ -337,7 +254,7 @@ static clperm_status staged_alltoall(dist_bench *b, uint64_t count, const bench_
     return st;
 }
 
-/* ---- checking ---- */
+/* ---- checking ------------------------------------------------------------------------------- */
 
 /* After the shuffle of the global indices: every rank's block is the host's permutation there
  * (n <= 2^24), or at least the blocks together hold each index once (range, sum, xor). After
@@ -379,16 +296,16 @@ static int verify(dist_bench *b, dist_op op, uint64_t n, uint64_t count, uint64_
     return bad;
 }
 
-/* ---- output ---- */
+/* ---- output --------------------------------------------------------------------------------- */
 
-static void print_header(const dist_opts *o) {
+static void print_header(const bench_opts *o) {
     if (o->json) return;
     printf("%-8s %-16s %5s %4s %-28s %12s %12s %10s %10s %6s %6s %6s %6s %6s\n", "op", "variant", "ranks", "rank",
            "device", "n/rank", "n", "median ms", "G items/s", "local", "(sort)", "stage", "exch", "coll");
 }
 
 /* rank < 0: the row of all ranks. */
-static void print_row(const dist_opts *o, const char *op, const char *variant, int ranks, int rank,
+static void print_row(const bench_opts *o, const char *op, const char *variant, int ranks, int rank,
                       const rank_figures *f, uint64_t count, uint64_t n) {
     double rate = f->seconds > 0 ? (double)(rank < 0 ? n : count) / f->seconds : 0, t = f->seconds > 0 ? f->seconds : 1;
     if (o->json) {
@@ -410,7 +327,7 @@ static void print_row(const dist_opts *o, const char *op, const char *variant, i
 
 /* Every rank's figures to rank 0, printed there with the row of all ranks (the phases averaged
  * over the ranks, the time the slowest rank's). */
-static void print_ranks(const dist_opts *o, const dist_bench *b, const char *op, const char *variant,
+static void print_ranks(const bench_opts *o, const dist_bench *b, const char *op, const char *variant,
                         const rank_figures *mine, uint64_t count, uint64_t n) {
     rank_figures *all = b->rank == 0 ? calloc((size_t)b->size, sizeof *all) : NULL;
     MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine, MPI_BYTE, 0, MPI_COMM_WORLD);
@@ -432,9 +349,9 @@ static void print_ranks(const dist_opts *o, const dist_bench *b, const char *op,
     free(all);
 }
 
-/* ---- main ---- */
+/* ---- the command ---------------------------------------------------------------------------- */
 
-static int bench_size(const dist_opts *o, dist_bench *b, uint64_t count) {
+static int bench_size(const bench_opts *o, dist_bench *b, uint64_t count) {
     int failures = 0;
     uint64_t n = count * (uint64_t)b->size, offset = count * (uint64_t)b->rank;
     clperm_status st = lowest(MPI_COMM_WORLD, prepare(b, count, offset));
@@ -447,21 +364,21 @@ static int bench_size(const dist_opts *o, dist_bench *b, uint64_t count) {
     st = staged_alltoall(b, count, &o->timing, &bound);
     if (st == CLPERM_SUCCESS) print_ranks(o, b, "exchange", "staged-alltoall", &bound, count, n);
     for (int op = 0; op < OPS; op++) {
-        if (!strstr(o->ops, op_names[op])) continue;
+        if (!bench_op_selected(o, bench_dist_ops[op])) continue;
         rank_figures f, one;
         st = measure(b, (dist_op)op, b->all, MPI_COMM_WORLD, n, count, &o->timing, &f);
-        if (st == CLPERM_SUCCESS && o->verify && verify(b, (dist_op)op, n, count, offset)) st = CLPERM_ERROR_INTERNAL;
+        if (st == CLPERM_SUCCESS && o->verify != BENCH_VERIFY_OFF && verify(b, (dist_op)op, n, count, offset)) st = CLPERM_ERROR_INTERNAL;
         if (st != CLPERM_SUCCESS) {
             if (b->rank == 0) fprintf(stderr, "  FAILED: %s\n", clperm_status_name(st));
             failures++;
             continue;
         }
-        print_ranks(o, b, op_names[op], "distributed", &f, count, n);
+        print_ranks(o, b, bench_dist_ops[op], "distributed", &f, count, n);
         memset(&one, 0, sizeof one);
-        if (o->baseline && b->solo) {
+        if (o->dist_baseline && b->solo) {
             st = measure(b, (dist_op)op, b->solo, b->solo_comm, count, count, &o->timing, &one);
             if (st == CLPERM_SUCCESS)
-                print_row(o, op_names[op], "one-rank", 1, 0, &one, count, count);
+                print_row(o, bench_dist_ops[op], "one-rank", 1, 0, &one, count, count);
             else
                 fprintf(stderr, "  one rank FAILED: %s\n", clperm_status_name(st));
         }
@@ -469,7 +386,7 @@ static int bench_size(const dist_opts *o, dist_bench *b, uint64_t count) {
         if (b->rank == 0 && !o->json && one.seconds > 0 && bound.seconds > 0)
             printf("# %s, %d x %llu items: aggregate %.3f G items/s, %.2fx one rank's %.3f; the staged all-to-all of "
                    "the same bytes takes %.1f%% of the time\n",
-                   op_names[op], b->size, (unsigned long long)count, (double)n / f.seconds * 1e-9,
+                   bench_dist_ops[op], b->size, (unsigned long long)count, (double)n / f.seconds * 1e-9,
                    one.seconds * (double)b->size / f.seconds, (double)count / one.seconds * 1e-9,
                    100 * bound.seconds / f.seconds);
         fflush(stdout);
@@ -477,10 +394,7 @@ static int bench_size(const dist_opts *o, dist_bench *b, uint64_t count) {
     return failures;
 }
 
-int bench_dist_main(int argc, char **argv) {
-    dist_opts o;
-    int parsed = parse_args(argc, argv, &o);
-    if (parsed != 0) return parsed > 0 ? 0 : 2;
+int bench_dist_main(const bench_opts *o) {
     int provided = 0;
     MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
     dist_bench b;
@@ -492,7 +406,7 @@ int bench_dist_main(int argc, char **argv) {
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, b.rank, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &b.local_rank);
     MPI_Comm_free(&node);
-    clperm_status st = lowest(MPI_COMM_WORLD, open_device(&o, &b));
+    clperm_status st = lowest(MPI_COMM_WORLD, open_device(o, &b));
     if (st == CLPERM_SUCCESS) st = clperm_dist_create(&b.all, MPI_COMM_WORLD, b.ctx);
     MPI_Comm_split(MPI_COMM_WORLD, b.rank == 0 ? 0 : MPI_UNDEFINED, 0, &b.solo_comm);
     if (st == CLPERM_SUCCESS && b.solo_comm != MPI_COMM_NULL) st = clperm_dist_create(&b.solo, b.solo_comm, b.ctx);
@@ -503,13 +417,13 @@ int bench_dist_main(int argc, char **argv) {
         failures = 1;
     } else {
         for (int r = 0; r < b.size; r++) {
-            if (r == b.rank && !o.json)
+            if (r == b.rank && !o->json)
                 fprintf(stderr, "rank %d (local %d): %s / %s (%s)\n", b.rank, b.local_rank, b.profile.platform_name,
                         b.profile.device_name, b.profile.driver_version);
             MPI_Barrier(MPI_COMM_WORLD);
         }
-        if (b.rank == 0) print_header(&o);
-        for (int s = 0; s < o.nsizes; s++) failures += bench_size(&o, &b, o.sizes[s]);
+        if (b.rank == 0) print_header(o);
+        for (int s = 0; s < o->nsizes; s++) failures += bench_size(o, &b, o->sizes[s]);
     }
     clperm_dist_free(b.solo);
     clperm_dist_free(b.all);
