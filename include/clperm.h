@@ -80,7 +80,9 @@ extern "C" {
     X(ERROR_QUEUE_OUT_OF_ORDER, -1015, "command queue is out-of-order; clperm needs an in-order queue") \
     X(ERROR_INVALID_EVENT_LIST, -1016, "event wait list is inconsistent with its length")               \
     X(ERROR_INTERNAL, -1017, "a limit inside the library was exceeded (please report it)")             \
-    X(ERROR_BUFFER_OVERLAP, -1018, "buffers that must be distinct share memory")
+    X(ERROR_BUFFER_OVERLAP, -1018, "buffers that must be distinct share memory")                       \
+    X(ERROR_DIST_MISMATCH, -1019, "ranks disagree on arguments that must match, or their blocks do not add up to n") \
+    X(ERROR_MPI, -1020, "an MPI call failed")
 
 typedef enum clperm_status_code {
 #define CLPERM_X_ENUM(name, value, msg) CLPERM_##name = value,
