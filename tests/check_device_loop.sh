@@ -1,5 +1,5 @@
 #!/bin/sh
-# With no OpenCL platform (OCL_ICD_VENDORS at an empty folder), a test that needs a device is
+# With no OpenCL platform (the ICD loader's vendor folder empty, no ICD named in OCL_ICD_FILENAMES), a test that needs a device is
 # skipped, and fails where one is required: CI set (not "0") or CLPERM_TEST_REQUIRE_DEVICE=1.
 #   check_device_loop.sh PROGRAM
 # PROGRAM is a Criterion program whose one test runs TEST_EACH_DEVICE.
@@ -13,7 +13,7 @@ failed=0
 expect() {
     want=$1
     shift
-    env -u CI -u CLPERM_TEST_REQUIRE_DEVICE OCL_ICD_VENDORS="$empty" "$@" "$prog" --verbose >"$out" 2>&1
+    env -u CI -u CLPERM_TEST_REQUIRE_DEVICE -u OCL_ICD_FILENAMES OCL_ICD_VENDORS="$empty" OPENCL_VENDOR_PATH="$empty" "$@" "$prog" --verbose >"$out" 2>&1
     rc=$?
     case $want in
     skip) [ $rc -eq 0 ] && grep -q 'no OpenCL device present: skipped' "$out" ;;

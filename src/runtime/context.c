@@ -95,6 +95,17 @@ clperm_status clperm_ctx_create(clperm_ctx **out, cl_context context, cl_device_
         free(ctx);
         return CLPERM_ERROR_OUT_OF_HOST_MEMORY;
     }
+    if (pthread_mutex_init(&ctx->held_lock, NULL) != 0) {
+        pthread_mutex_destroy(&ctx->lock);
+        free(ctx);
+        return CLPERM_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    if (pthread_cond_init(&ctx->held_released, NULL) != 0) {
+        pthread_mutex_destroy(&ctx->held_lock);
+        pthread_mutex_destroy(&ctx->lock);
+        free(ctx);
+        return CLPERM_ERROR_OUT_OF_HOST_MEMORY;
+    }
     clperm__tuning_init(&ctx->profile, &ctx->tuning);
     ctx->magic = CTX_MAGIC;
     ctx->platform = platform;
@@ -104,6 +115,8 @@ clperm_status clperm_ctx_create(clperm_ctx **out, cl_context context, cl_device_
     ctx->disk_cache = clperm__diskcache_default_dir(ctx->cache_dir, sizeof ctx->cache_dir);
     ctx->lookback.epoch = 1;
     if (!registry_add(ctx)) {
+        pthread_cond_destroy(&ctx->held_released);
+        pthread_mutex_destroy(&ctx->held_lock);
         pthread_mutex_destroy(&ctx->lock);
         free(ctx);
         return CLPERM_ERROR_OUT_OF_HOST_MEMORY;
@@ -122,6 +135,13 @@ void clperm_ctx_free(clperm_ctx *ctx) {
     if (!ctx || !clperm__ctx_is_live(ctx)) return;
     registry_remove(ctx);
     pthread_mutex_lock(&ctx->lock);
+    /* The temporaries still held go from their events' callbacks, which read ctx: wait for them.
+     * clFinish lets the commands behind them complete, and some implementations (NVIDIA's) call
+     * the callbacks only after that, from a thread of their own. */
+    clFinish(ctx->queue);
+    pthread_mutex_lock(&ctx->held_lock);
+    while (ctx->held) pthread_cond_wait(&ctx->held_released, &ctx->held_lock);
+    pthread_mutex_unlock(&ctx->held_lock);
     clperm__program *p = ctx->programs;
     while (p) {
         clperm__program *next = p->next;
@@ -144,6 +164,8 @@ void clperm_ctx_free(clperm_ctx *ctx) {
     ctx->magic = 0;
     pthread_mutex_unlock(&ctx->lock);
     pthread_mutex_destroy(&ctx->lock);
+    pthread_cond_destroy(&ctx->held_released);
+    pthread_mutex_destroy(&ctx->held_lock);
     free(ctx);
 }
 

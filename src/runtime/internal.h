@@ -7,23 +7,7 @@
 
 #include "clperm.h"
 
-#define CLPERM_RETURN_IF(cond, code)                                                               \
-    do {                                                                                           \
-        if (cond) return (code);                                                                   \
-    } while (0)
-
-#define CLPERM_TRY(expr)                                                                           \
-    do {                                                                                           \
-        clperm_status clperm__s = (expr);                                                          \
-        if (clperm__s != CLPERM_SUCCESS) return clperm__s;                                         \
-    } while (0)
-
-/* Inside a function with `clperm_status st` and a `cleanup:` label. */
-#define CLPERM_CHECK(expr)                                                                         \
-    do {                                                                                           \
-        st = (expr);                                                                               \
-        if (st != CLPERM_SUCCESS) goto cleanup;                                                    \
-    } while (0)
+#include "status_macros.h"
 
 /* Logging for diagnosis only, when the environment variable CLPERM_DEBUG is set. */
 void clperm__debug(const char *fmt, ...)
@@ -136,6 +120,11 @@ struct clperm_ctx {
     clperm__lookback lookback;      /* single-pass kernels' tile state (lookback.c) */
     clperm__scratch scan_partials;  /* reduce-then-scan: one sum per work-group */
     clperm__scratch shuffle_counts; /* the two-pass shuffle: kept values per work-group */
+    /* Temporaries released by event callbacks (clperm__release_after): how many are still held,
+     * under their own lock, so that clperm_ctx_free can wait for them. */
+    pthread_mutex_t held_lock;
+    pthread_cond_t held_released;
+    unsigned held;
 };
 
 /* Checks that ctx is a live context and locks it. Every public function on a context starts with
@@ -230,6 +219,14 @@ void clperm__diskcache_store(const char *dir, const char *key_text, const unsign
 /* The directory the cache uses by default: $CLPERM_CACHE_DIR, $XDG_CACHE_HOME/clperm or
  * $HOME/.cache/clperm. Returns 0 when the cache is switched off (CLPERM_CACHE_DIR=off or empty). */
 int clperm__diskcache_default_dir(char *dir, size_t cap);
+
+/* Releases a and b (either may be NULL) once the command behind `done` has completed, from the
+ * event's callback, without waiting here: an operation never waits for its queue. Releasing right
+ * after the enqueue is legal OpenCL, but some implementations (Oclgrind among them) free the
+ * memory before queued kernels run. Without an event (nothing was enqueued) or when the callback
+ * cannot be registered, releases after waiting for `done`, if any. clperm_ctx_free waits for
+ * every callback still due. */
+void clperm__release_after(clperm_ctx *ctx, cl_event done, cl_mem a, cl_mem b);
 
 /* ---- scratch and argument checks ---- */
 clperm_status clperm__scratch_reserve(clperm_ctx *ctx, clperm__scratch *s, size_t bytes, int zero,

@@ -41,3 +41,41 @@ void clperm__scratch_release(clperm__scratch *s) {
     s->mem = NULL;
     s->bytes = 0;
 }
+
+typedef struct held_buffers {
+    clperm_ctx *ctx;
+    cl_mem mem[2];
+} held_buffers;
+
+static void CL_CALLBACK release_held(cl_event ev, cl_int status, void *data) {
+    (void)ev;
+    (void)status;
+    held_buffers *h = data;
+    clperm_ctx *ctx = h->ctx;
+    for (int i = 0; i < 2; i++)
+        if (h->mem[i]) clReleaseMemObject(h->mem[i]);
+    free(h);
+    pthread_mutex_lock(&ctx->held_lock);
+    ctx->held--;
+    pthread_cond_broadcast(&ctx->held_released);
+    pthread_mutex_unlock(&ctx->held_lock);
+}
+
+void clperm__release_after(clperm_ctx *ctx, cl_event done, cl_mem a, cl_mem b) {
+    if (!a && !b) return;
+    held_buffers *h = done ? malloc(sizeof *h) : NULL;
+    if (h) {
+        *h = (held_buffers){ctx, {a, b}};
+        pthread_mutex_lock(&ctx->held_lock);
+        ctx->held++;
+        pthread_mutex_unlock(&ctx->held_lock);
+        if (clSetEventCallback(done, CL_COMPLETE, release_held, h) == CL_SUCCESS) return;
+        pthread_mutex_lock(&ctx->held_lock);
+        ctx->held--;
+        pthread_mutex_unlock(&ctx->held_lock);
+        free(h);
+    }
+    if (done) clWaitForEvents(1, &done);
+    if (a) clReleaseMemObject(a);
+    if (b) clReleaseMemObject(b);
+}

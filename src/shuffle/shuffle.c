@@ -92,36 +92,6 @@ static void arg_key(clperm__args *a, const clperm_bijection_key *key) {
     a->next += CLPERM_BIJECTION_KEY_ARGS;
 }
 
-/* Releases the temporaries once the command behind `done` has completed. Releasing right after
- * the enqueue is legal OpenCL, but some implementations (Oclgrind among them) free the memory
- * before queued kernels run. On failure to register, waits for the command instead; without a
- * command (none could be enqueued), releases at once. */
-typedef struct temporaries {
-    cl_mem mem[2];
-} temporaries;
-
-static void CL_CALLBACK release_temporaries(cl_event ev, cl_int status, void *data) {
-    (void)ev;
-    (void)status;
-    temporaries *t = data;
-    for (int i = 0; i < 2; i++)
-        if (t->mem[i]) clReleaseMemObject(t->mem[i]);
-    free(t);
-}
-
-static void release_when_done(cl_event done, cl_mem a, cl_mem b) {
-    temporaries *t = malloc(sizeof *t);
-    if (t) {
-        t->mem[0] = a;
-        t->mem[1] = b;
-        if (done && clSetEventCallback(done, CL_COMPLETE, release_temporaries, t) == CL_SUCCESS) return;
-        free(t);
-    }
-    if (done) clWaitForEvents(1, &done);
-    if (a) clReleaseMemObject(a);
-    if (b) clReleaseMemObject(b);
-}
-
 static clperm_status enqueue(clperm_ctx *ctx, cl_kernel k, size_t global, const size_t *local,
                              cl_uint num_events, const cl_event *events, cl_event *event) {
     return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, local, num_events, events, event);
@@ -219,7 +189,7 @@ cleanup:
     /* After a failure the temporaries go once whatever was enqueued has finished, through a
      * marker's callback: waiting here could wait forever on events the caller completes later. */
     if (st != CLPERM_SUCCESS && !done) clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &done);
-    release_when_done(done, idx, keep);
+    clperm__release_after(ctx, done, idx, keep);
     if (done) clReleaseEvent(done);
     return st;
 }
@@ -282,7 +252,7 @@ static clperm_status inplace_checked(clperm_ctx *ctx, cl_mem buf, uint64_t n, si
     }
     if (st != CLPERM_SUCCESS && !done) clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &done);
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = temp;
-    release_when_done(done, tmp, NULL);
+    clperm__release_after(ctx, done, tmp, NULL);
     if (done) clReleaseEvent(done);
     return st;
 }
