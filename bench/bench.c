@@ -60,7 +60,7 @@ static const shuffle_case shuffle_cases[] = {
     {"bijective1-lcg", 0, 2, CLPERM_BIJECTION_LCG},       {"bijective0-lcg", 0, 1, CLPERM_BIJECTION_LCG},
     {"bijective2-feistel", 0, 3, CLPERM_BIJECTION_FEISTEL}, {"bijective1-feistel", 0, 2, CLPERM_BIJECTION_FEISTEL},
     {"bijective0-feistel", 0, 1, CLPERM_BIJECTION_FEISTEL},
-    {"dart-throwing", 1, 0, 0},                           {"sort-radix4", 2, 0, 0},
+    {"dart-throwing", 1, 0, 0},                           {"sort", 2, 0, 0},
 };
 
 static void usage(FILE *f) {
@@ -78,18 +78,21 @@ static void usage(FILE *f) {
           "                    Default: 2^10,2^14,2^18,2^22,2^24,2^24+1.\n"
           "  --full            sizes 2^10 .. 2^28, every second power of two, and 2^28 itself.\n"
           "  --ops LIST        only these operations: scan_exclusive, scan_inclusive, reduce_sum,\n"
-          "                    shuffle, sort_segments, partition, rng (copy and gather bounds\n"
-          "                    always run).\n"
+          "                    shuffle, sort_segments, partition, rng, sort, sort_segmented (copy\n"
+          "                    and gather bounds always run).\n"
           "  --reps N          timed runs per figure (default 7); --warmup N runs before (default 2).\n"
           "  --set NAME=VALUE  set a tunable on every device: scan_algorithm, sg_impl, sg_width,\n"
           "                    scan_wg_size, scan_items, disk_cache, shuffle_kernel,\n"
-          "                    shuffle_wg_size, shuffle_items, sort_width, sort_tiles\n"
+          "                    shuffle_wg_size, shuffle_items, sort_width, sort_tiles,\n"
+          "                    rng_kernel, sort_algorithm, sort_kernel, sort_rank,\n"
+          "                    sort_digit_bits, sort_wg_size, sort_items\n"
           "                    (see clperm.h).\n"
           "\n"
           "Shuffle rows move 64-bit items: clperm's bijective shuffle at fusion levels 2, 1, 0\n"
           "(single pass with look-back, two-pass scan, separate passes) with the VariablePhilox,\n"
           "LCG and Feistel (a x 2^h) bijections; dart throwing into a 2n table; a sort shuffle\n"
-          "(random 64-bit keys, LSD radix sort); and the host's single-thread Fisher-Yates.\n"
+          "(random 64-bit keys, sorted with the items by clperm_sort); and the host's\n"
+          "single-thread Fisher-Yates.\n"
           "\"of gather\" compares items/s with the device's random gather at the same n.\n"
           "Sort rows (op sort_segments) sort n random u32 keys in segments, in place, one tile per\n"
           "segment: Shearsort on the diagonal arrangement and the Afshani-Sitchinava sorts, Lemma 1\n"
@@ -100,6 +103,14 @@ static void usage(FILE *f) {
           "(Afshani-Sitchinava Corollary 1 and Theorem 1; not stable, checked label by label).\n"
           "\"of copy\" compares bytes moved (8 per key) with the device's copy.\n"
           "  --segments LIST   segment sizes of the sort rows (default 512,1024,2048).\n"
+          "Device-wide sort rows (op sort): clperm_sort of n random keys in place (the input\n"
+          "restored before each run), variants u32, u32-u32 (u32 values), u64, u64-u64, f32;\n"
+          "\"of copy\" compares the bytes of keys and values read and written once with the\n"
+          "copy's. Host peers: qsort and a single-thread LSD radix sort (host-radix) of u32, and\n"
+          "Boost.Compute's sort of u32 on the same device (boost-compute) when the bench was\n"
+          "built with it. Segmented rows (op sort_segmented): clperm_sort_segmented of n random\n"
+          "u32 keys in segments of each --segments size and of a skewed mix (lengths\n"
+          "log-uniform up to 2^17). Extra bytes (--json): temp buffers and scratch.\n"
           "Generator rows (op rng): rng_fill writes n u32 with clperm_rng_fill for every shipped\n"
           "generator (family and k), Random123's Philox4x32-10 (when built with librandom123-dev)\n"
           "and the host's single-thread xoshiro256**; \"of copy\" compares the bytes written (4 per\n"
@@ -161,7 +172,10 @@ static int parse_set(const char *s, bench_opts *o) {
                  {"shuffle_kernel", CLPERM_PARAM_SHUFFLE_KERNEL}, {"shuffle_wg_size", CLPERM_PARAM_SHUFFLE_WG_SIZE},
                  {"shuffle_items", CLPERM_PARAM_SHUFFLE_ITEMS},
                  {"sort_width", CLPERM_PARAM_SORT_WIDTH},          {"sort_tiles", CLPERM_PARAM_SORT_TILES},
-                 {"rng_kernel", CLPERM_PARAM_RNG_KERNEL}};
+                 {"rng_kernel", CLPERM_PARAM_RNG_KERNEL},
+                 {"sort_algorithm", CLPERM_PARAM_SORT_ALGORITHM},  {"sort_kernel", CLPERM_PARAM_SORT_KERNEL},
+                 {"sort_rank", CLPERM_PARAM_SORT_RANK},            {"sort_digit_bits", CLPERM_PARAM_SORT_DIGIT_BITS},
+                 {"sort_wg_size", CLPERM_PARAM_SORT_WG_SIZE},      {"sort_items", CLPERM_PARAM_SORT_ITEMS}};
     const char *eq = strchr(s, '=');
     if (!eq || o->nsets == BENCH_MAX_SETS) return -1;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -409,6 +423,71 @@ static int sort_rows(const bench_opts *o, bench_dev *d, uint64_t n, const bench_
     return failures;
 }
 
+/* Device-wide and segmented sort rows at size n; returns the number that failed. */
+static const struct {
+    const char *variant;
+    clperm_key_type key_type;
+    clperm_type value_type;
+} device_sort_cases[] = {{"u32", CLPERM_KEY_U32, 0},
+                         {"u32-u32", CLPERM_KEY_U32, CLPERM_TYPE_U32},
+                         {"u64", CLPERM_KEY_U64, 0},
+                         {"u64-u64", CLPERM_KEY_U64, CLPERM_TYPE_U64},
+                         {"f32", CLPERM_KEY_F32, 0}};
+
+static int device_sort_rows(const bench_opts *o, bench_dev *d, uint64_t n, const bench_row *bounds, bench_row *rows,
+                            size_t *nrows) {
+    int failures = 0;
+    char err[256] = "";
+    for (size_t c = 0; c < sizeof device_sort_cases / sizeof device_sort_cases[0] && op_selected(o, "sort"); c++) {
+        fprintf(stderr, ", sort %s", device_sort_cases[c].variant);
+        fflush(stderr);
+        uint64_t extra = 0;
+        double t = bench_device_sort(d, device_sort_cases[c].key_type, device_sort_cases[c].value_type, n, &o->timing,
+                                     o->verify, &extra, err, sizeof err);
+        if (t < 0) {
+            fprintf(stderr, " FAILED: %s\n  ", err);
+            failures++;
+            continue;
+        }
+        int bytes = (int)(clperm_key_size(device_sort_cases[c].key_type) +
+                          (device_sort_cases[c].value_type ? clperm_type_size(device_sort_cases[c].value_type) : 0));
+        bench_row *r = add_row(rows, nrows, bench_dev_profile(d), "sort", device_sort_cases[c].variant,
+                               device_sort_cases[c].key_type == CLPERM_KEY_U64 ? "u64" :
+                               device_sort_cases[c].key_type == CLPERM_KEY_F32 ? "f32" : "u32",
+                               n, bytes, t, 2.0 * bytes);
+        if (!r) return failures;
+        finish_row(o, r, bounds, extra);
+    }
+    if (op_selected(o, "sort")) {
+        fprintf(stderr, ", sort boost-compute");
+        fflush(stderr);
+        double t = bench_boost_compute_sort(d, n, &o->timing, err, sizeof err);
+        bench_row *r = t > 0 ? add_row(rows, nrows, bench_dev_profile(d), "sort", "boost-compute", "u32", n, 4, t, 8)
+                             : NULL;
+        if (r) finish_row(o, r, bounds, 0);
+        else fprintf(stderr, " skipped: %s\n  ", err);
+    }
+    for (int s = 0; s <= o->nsegments && op_selected(o, "sort_segmented"); s++) {
+        uint64_t seg = s < o->nsegments ? o->segments[s] : 0;
+        char variant[32];
+        if (seg) snprintf(variant, sizeof variant, "fixed-%llu", (unsigned long long)seg);
+        else snprintf(variant, sizeof variant, "skewed");
+        fprintf(stderr, ", sort_segmented %s", variant);
+        fflush(stderr);
+        uint64_t extra = 0;
+        double t = bench_segmented_sort(d, seg, n, &o->timing, o->verify, &extra, err, sizeof err);
+        if (t < 0) {
+            fprintf(stderr, " FAILED: %s\n  ", err);
+            failures++;
+            continue;
+        }
+        bench_row *r = add_row(rows, nrows, bench_dev_profile(d), "sort_segmented", variant, "u32", n, 4, t, 8);
+        if (!r) return failures;
+        finish_row(o, r, bounds, extra);
+    }
+    return failures;
+}
+
 static const char *const rng_family_names[] = {"", "correlated", "three", "slowmem", "iterated", "buffered"};
 
 /* Generator rows at size n: a fill of n u32 by every shipped generator, Random123's Philox peer,
@@ -518,6 +597,7 @@ static int bench_device(const bench_opts *o, const char *selector, int index, in
             finish_row(o, r, &bounds, extra);
         }
         failures += sort_rows(o, d, n, &bounds, rows, nrows);
+        failures += device_sort_rows(o, d, n, &bounds, rows, nrows);
         failures += rng_rows(o, d, n, s == o->nsizes - 1, &bounds, rows, nrows);
         fprintf(stderr, "\n");
     }
@@ -560,6 +640,11 @@ int bench_main(int argc, char **argv) {
     if (o.host && op_selected(&o, "shuffle")) {
         fprintf(stderr, "host: single-thread Fisher-Yates shuffle of u64\n");
         host_rows(&o, rows, &nrows, bench_host_fisher_yates, "shuffle", "host-fisher-yates", "u64", 8, 16);
+    }
+    if (o.host && op_selected(&o, "sort")) {
+        fprintf(stderr, "host: single-thread qsort and LSD radix sort of u32\n");
+        host_rows(&o, rows, &nrows, bench_host_qsort, "sort", "qsort", "u32", 4, 8);
+        host_rows(&o, rows, &nrows, bench_host_radix, "sort", "host-radix", "u32", 4, 8);
     }
     if (o.host && op_selected(&o, "rng")) {
         fprintf(stderr, "host: single-thread xoshiro256** fill of u32\n");

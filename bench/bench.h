@@ -70,6 +70,31 @@ double bench_rng_inkernel(bench_dev *d, const clperm_rng_spec *spec, uint64_t n,
 double bench_philox_fill(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
 double bench_host_xoshiro(uint64_t n, const bench_timing *t);
 
+/* Timing shared by the files of the harness: the wall clock, the median of n samples (sorted in
+ * place), and the median time of `run` over t->reps runs after t->warmup, each after `setup`
+ * (NULL: none) outside the time; negative on error. */
+typedef cl_int (*bench_fn)(bench_dev *d, void *arg);
+double bench_now(void);
+double bench_median(double *v, int n);
+double bench_timed(bench_dev *d, bench_fn setup, bench_fn run, void *arg, const bench_timing *t, char *err,
+                   size_t errcap);
+
+/* Device-wide sort (bench_sort.c) of n random keys of key_type, with values of value_type (0:
+ * none), in place, the input restored before each run; checked against clperm_sort_host up to
+ * 2^24 keys. *extra_bytes: the temp buffers and the context's scratch. */
+double bench_device_sort(bench_dev *d, clperm_key_type key_type, clperm_type value_type, uint64_t n,
+                         const bench_timing *t, int verify, uint64_t *extra_bytes, char *err, size_t errcap);
+/* Segmented sort of n random u32 keys in segments of `segment` keys (0: a skewed mix of lengths,
+ * about log-uniform from 1 to 2^17). */
+double bench_segmented_sort(bench_dev *d, uint64_t segment, uint64_t n, const bench_timing *t, int verify,
+                            uint64_t *extra_bytes, char *err, size_t errcap);
+/* Boost.Compute's sort of n random u32 keys on the same device (bench/bc_sort.cpp, run as a
+ * separate program when it was built). */
+double bench_boost_compute_sort(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
+/* The host's single-thread sorts of n random u32 keys: C's qsort and an LSD radix sort. */
+double bench_host_qsort(uint64_t n, const bench_timing *t);
+double bench_host_radix(uint64_t n, const bench_timing *t);
+
 /* Draws PNG figures of throughput against size with gnuplot; 0 on success. */
 int bench_plot(const char *dir, const bench_row *rows, size_t nrows, char *err, size_t errcap);
 

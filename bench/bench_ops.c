@@ -18,7 +18,7 @@ struct bench_dev {
     cl_command_queue queue;
     cl_program program;
     cl_kernel fill_u64, fill_u32, fill_index, copy, gather, fill_iota;
-    cl_kernel dart_throw, dart_flags, dart_compact, sort_keys, radix_count, radix_scatter;
+    cl_kernel dart_throw, dart_flags, dart_compact, sort_keys;
     cl_mem a, b, idx;
     cl_mem t1, t2, t3; /* the baselines' own working memory */
     uint64_t cap; /* items of 64 bits each buffer holds */
@@ -103,8 +103,6 @@ bench_dev *bench_dev_open(const char *selector, const bench_set *sets, int nsets
     if (e == CL_SUCCESS) d->dart_flags = clCreateKernel(d->program, "clperm_bench_dart_flags", &e);
     if (e == CL_SUCCESS) d->dart_compact = clCreateKernel(d->program, "clperm_bench_dart_compact", &e);
     if (e == CL_SUCCESS) d->sort_keys = clCreateKernel(d->program, "clperm_bench_sort_keys", &e);
-    if (e == CL_SUCCESS) d->radix_count = clCreateKernel(d->program, "clperm_bench_radix_count", &e);
-    if (e == CL_SUCCESS) d->radix_scatter = clCreateKernel(d->program, "clperm_bench_radix_scatter", &e);
     if (e != CL_SUCCESS) {
         snprintf(err, errcap, "benchmark kernels: %s", clperm_status_name(e));
         bench_dev_close(d);
@@ -125,9 +123,8 @@ static void release_buffers(bench_dev *d) {
 void bench_dev_close(bench_dev *d) {
     if (!d) return;
     release_buffers(d);
-    cl_kernel ks[] = {d->fill_u64,   d->fill_u32,   d->fill_index,   d->copy,      d->gather,
-                      d->fill_iota,  d->dart_throw, d->dart_flags,   d->dart_compact, d->sort_keys,
-                      d->radix_count, d->radix_scatter};
+    cl_kernel ks[] = {d->fill_u64,  d->fill_u32,   d->fill_index, d->copy,         d->gather,
+                      d->fill_iota, d->dart_throw, d->dart_flags, d->dart_compact, d->sort_keys};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (ks[i]) clReleaseKernel(ks[i]);
     if (d->program) clReleaseProgram(d->program);
@@ -457,58 +454,32 @@ double bench_dart_throwing(bench_dev *d, uint64_t n, const bench_timing *t, int 
     return s;
 }
 
-/* Sort shuffle: random 64-bit keys, key-value LSD radix sort (16 passes of 4 bits). */
-#define RADIX_CHUNK 256u
-
+/* Sort shuffle: random 64-bit keys, then clperm_sort of (key, item) pairs: the items in key
+ * order. */
 static cl_int run_sort(bench_dev *d, void *arg) {
     uint64_t n = *(uint64_t *)arg;
-    cl_uint chunk = RADIX_CHUNK, chunks = (cl_uint)((n + RADIX_CHUNK - 1) / RADIX_CHUNK);
     cl_ulong nn = n, seed = SHUFFLE_SEED;
-    cl_mem keys[2] = {d->t1, d->t2}, counts = d->idx; /* idx holds n u32 >= 16 * chunks */
     cl_int st = CL_SUCCESS;
-    SETARG(d->sort_keys, 0, keys[0]);
+    SETARG(d->sort_keys, 0, d->t1);
     SETARG(d->sort_keys, 1, nn);
     SETARG(d->sort_keys, 2, seed);
     if (st == CL_SUCCESS) st = launch(d, d->sort_keys, n);
-    for (cl_uint pass = 0; pass < 16 && st == CL_SUCCESS; pass++) {
-        cl_uint shift = 4 * pass;
-        cl_mem kin = keys[pass & 1], kout = keys[!(pass & 1)];
-        cl_mem vin = pass == 0 ? d->a : ((pass & 1) ? d->t3 : d->b), vout = (pass & 1) ? d->b : d->t3;
-        SETARG(d->radix_count, 0, kin);
-        SETARG(d->radix_count, 1, counts);
-        SETARG(d->radix_count, 2, nn);
-        SETARG(d->radix_count, 3, chunk);
-        SETARG(d->radix_count, 4, chunks);
-        SETARG(d->radix_count, 5, shift);
-        SETARG(d->radix_scatter, 0, kin);
-        SETARG(d->radix_scatter, 1, vin);
-        SETARG(d->radix_scatter, 2, kout);
-        SETARG(d->radix_scatter, 3, vout);
-        SETARG(d->radix_scatter, 4, counts);
-        SETARG(d->radix_scatter, 5, nn);
-        SETARG(d->radix_scatter, 6, chunk);
-        SETARG(d->radix_scatter, 7, chunks);
-        SETARG(d->radix_scatter, 8, shift);
-        if (st == CL_SUCCESS) st = launch(d, d->radix_count, chunks);
-        if (st == CL_SUCCESS)
-            st = clperm_scan_exclusive(d->ctx, CLPERM_TYPE_U32, counts, counts, 16 * (uint64_t)chunks, 0, NULL, NULL);
-        if (st == CL_SUCCESS) st = launch(d, d->radix_scatter, chunks);
-    }
+    if (st == CL_SUCCESS) st = clEnqueueCopyBuffer(d->queue, d->a, d->b, 0, 0, (size_t)n * 8, 0, NULL, NULL);
+    clperm_sort_request req = {CLPERM_KEY_U64, d->t1, CLPERM_TYPE_U64, d->b, n, {0, 0, 0}, d->t2, d->t3};
+    if (st == CL_SUCCESS) st = clperm_sort(d->ctx, &req, 0, NULL, NULL);
     return st;
 }
 
 double bench_sort_shuffle(bench_dev *d, uint64_t n, const bench_timing *t, int verify, uint64_t *extra_bytes,
                           char *err, size_t errcap) {
-    if (n >= (UINT64_C(1) << 32) || n < 16 * RADIX_CHUNK / 4) {
-        snprintf(err, errcap, "n must be 64 .. 2^32 - 1");
-        return -1;
-    }
     if (fill_iota(d, n, err, errcap) != 0 ||
         baseline_buffers(d, (size_t)n * 8, (size_t)n * 8, (size_t)n * 8, err, errcap) != 0)
         return -1;
     double s = timed(d, run_sort, &n, t, err, errcap);
     if (s >= 0 && verify && verify_permutation(d, n, NULL, err, errcap) != 0) return -1;
-    if (extra_bytes) *extra_bytes = 24 * n;
+    uint64_t scratch = 0;
+    clperm_ctx_counter(d->ctx, CLPERM_COUNTER_SCRATCH_BYTES, &scratch);
+    if (extra_bytes) *extra_bytes = 24 * n + scratch;
     return s;
 }
 
@@ -816,5 +787,32 @@ double bench_host_xoshiro(uint64_t n, const bench_timing *t) {
     volatile uint32_t sink = out[n / 2];
     (void)sink;
     free(out);
+    return median(samples, reps);
+}
+
+/* ---- shared with the other files of the harness ---------------------------------------------- */
+
+double bench_now(void) { return now(); }
+
+double bench_median(double *v, int n) { return median(v, n); }
+
+/* As timed, with setup run before each run, outside the time (restoring an input sorted in place). */
+double bench_timed(bench_dev *d, bench_fn setup, bench_fn run, void *arg, const bench_timing *t, char *err,
+                   size_t errcap) {
+    double samples[256];
+    int reps = t->reps < 1 ? 1 : (t->reps > 256 ? 256 : t->reps);
+    for (int i = -t->warmup; i < reps; i++) {
+        cl_int st = setup ? setup(d, arg) : CL_SUCCESS;
+        if (st == CL_SUCCESS) st = clFinish(d->queue);
+        double t0 = now();
+        if (st == CL_SUCCESS) st = run(d, arg);
+        if (st == CL_SUCCESS) st = clFinish(d->queue);
+        double t1 = now();
+        if (st != CL_SUCCESS) {
+            snprintf(err, errcap, "%s", clperm_status_name(st));
+            return -1;
+        }
+        if (i >= 0) samples[i] = t1 - t0;
+    }
     return median(samples, reps);
 }

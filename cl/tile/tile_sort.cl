@@ -19,7 +19,7 @@
  * The same kernels partition (CLPERM_TS_DIGIT_BITS): a stable sort by a label of a few bits.
  *
  * Required: CLPERM_TS_W and CLPERM_TS_M (powers of two; the shear sort needs M >= W),
- * CLPERM_TS_KEY_KIND (1 u32, 2 i32, 3 f32, 4 u64), and the networks CLPERM_TS_NET_RUNS,
+ * CLPERM_TS_KEY_KIND (1 u32, 2 i32, 3 f32, 4 u64, 5 i64, 6 f64), and the networks CLPERM_TS_NET_RUNS,
  * CLPERM_TS_NET_MERGE and CLPERM_TS_NET_W (see ts_sort_row), with CLPERM_TS_RUN, the run length
  * where the first two split, named in the options. CLPERM_TS_VALUES 1 carries a u32 value per key
  * and makes the sort stable: the tile sorts (key, position) pairs and the values follow the
@@ -77,7 +77,7 @@
 #define TS_PAD(a) ((a) + (a) / TS_W)
 #define TS_PADDED_T TS_PAD(TS_T)
 
-#if CLPERM_TS_KEY_KIND == 4
+#if CLPERM_TS_KEY_KIND >= 4
 typedef ulong ts_key;
 #define TS_KEY_MAX ((ulong)0xFFFFFFFFFFFFFFFFUL)
 #else
@@ -90,6 +90,10 @@ inline ts_key ts_to_ordered(ts_key k) {
     return k ^ 0x80000000u;
 #elif CLPERM_TS_KEY_KIND == 3
     return (k & 0x80000000u) ? ~k : (k | 0x80000000u);
+#elif CLPERM_TS_KEY_KIND == 5
+    return k ^ 0x8000000000000000UL;
+#elif CLPERM_TS_KEY_KIND == 6
+    return (k >> 63) ? ~k : (k | 0x8000000000000000UL);
 #else
     return k;
 #endif
@@ -100,6 +104,10 @@ inline ts_key ts_from_ordered(ts_key k) {
     return k ^ 0x80000000u;
 #elif CLPERM_TS_KEY_KIND == 3
     return (k & 0x80000000u) ? (k & 0x7FFFFFFFu) : ~k;
+#elif CLPERM_TS_KEY_KIND == 5
+    return k ^ 0x8000000000000000UL;
+#elif CLPERM_TS_KEY_KIND == 6
+    return (k >> 63) ? (k & 0x7FFFFFFFFFFFFFFFUL) : ~k;
 #else
     return k;
 #endif

@@ -102,6 +102,7 @@ clperm_status clperm_ctx_create(clperm_ctx **out, cl_context context, cl_device_
     ctx->queue = queue;
     ctx->disk_cache = clperm__diskcache_default_dir(ctx->cache_dir, sizeof ctx->cache_dir);
     ctx->scan_epoch = 1;
+    ctx->sort_epoch = 1;
     if (!registry_add(ctx)) {
         pthread_mutex_destroy(&ctx->lock);
         free(ctx);
@@ -137,6 +138,12 @@ void clperm_ctx_free(clperm_ctx *ctx) {
     clperm__scratch_release(&ctx->scan_flags);
     clperm__scratch_release(&ctx->scan_values);
     clperm__scratch_release(&ctx->scan_partials);
+    clperm__scratch_release(&ctx->sort_counter);
+    clperm__scratch_release(&ctx->sort_status);
+    clperm__scratch_release(&ctx->sort_hist);
+    clperm__scratch_release(&ctx->sort_bins);
+    clperm__scratch_release(&ctx->sort_counts);
+    clperm__scratch_release(&ctx->sort_segs);
     clReleaseCommandQueue(ctx->queue);
     clReleaseDevice(ctx->device);
     clReleaseContext(ctx->context);
@@ -201,6 +208,12 @@ clperm_status clperm_param_bounds(clperm_param param, int *lo, int *hi) {
     case CLPERM_PARAM_SORT_WIDTH: l = 1, h = 64; break;
     case CLPERM_PARAM_SORT_TILES: l = 1, h = 64; break;
     case CLPERM_PARAM_RNG_KERNEL: l = 1, h = 2; break;
+    case CLPERM_PARAM_SORT_ALGORITHM: l = 1, h = 2; break;
+    case CLPERM_PARAM_SORT_KERNEL: l = 1, h = 2; break;
+    case CLPERM_PARAM_SORT_RANK: l = 1, h = 3; break;
+    case CLPERM_PARAM_SORT_DIGIT_BITS: l = 1, h = 8; break;
+    case CLPERM_PARAM_SORT_WG_SIZE: l = 32, h = 1024; break;
+    case CLPERM_PARAM_SORT_ITEMS: l = 1, h = 65536; break;
     default: return CLPERM_ERROR_INVALID_PARAM;
     }
     *lo = l;
@@ -218,7 +231,7 @@ clperm_status clperm_ctx_set_param(clperm_ctx *ctx, clperm_param param, int valu
         CLPERM_RETURN_IF(value < lo || value > hi, CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
         CLPERM_RETURN_IF((param == CLPERM_PARAM_SG_WIDTH || param == CLPERM_PARAM_SCAN_WG_SIZE ||
                           param == CLPERM_PARAM_SHUFFLE_WG_SIZE || param == CLPERM_PARAM_SORT_WIDTH ||
-                          param == CLPERM_PARAM_SORT_TILES) &&
+                          param == CLPERM_PARAM_SORT_TILES || param == CLPERM_PARAM_SORT_WG_SIZE) &&
                              !pow2(value),
                          CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
     }
@@ -227,7 +240,8 @@ clperm_status clperm_ctx_set_param(clperm_ctx *ctx, clperm_param param, int valu
     if (!is_auto && param == CLPERM_PARAM_SG_IMPL && !(ctx->profile.sg_impls_available & (1u << value)))
         st = CLPERM_ERROR_UNSUPPORTED;
     else if (!is_auto && (param == CLPERM_PARAM_SCAN_WG_SIZE || param == CLPERM_PARAM_SHUFFLE_WG_SIZE ||
-                           param == CLPERM_PARAM_SORT_WIDTH) && (size_t)value > ctx->profile.max_work_group_size)
+                           param == CLPERM_PARAM_SORT_WIDTH || param == CLPERM_PARAM_SORT_WG_SIZE) &&
+             (size_t)value > ctx->profile.max_work_group_size)
         st = CLPERM_ERROR_UNSUPPORTED;
     else if (param == CLPERM_PARAM_DISK_CACHE)
         ctx->disk_cache = value && ctx->cache_dir[0];
@@ -322,6 +336,12 @@ clperm_status clperm_ctx_get_param(const clperm_ctx *ctx, clperm_param param, in
     case CLPERM_PARAM_SHUFFLE_ITEMS: v = clperm__shuffle_items(c); break;
     case CLPERM_PARAM_SORT_WIDTH: v = clperm__sort_width(c); break;
     case CLPERM_PARAM_RNG_KERNEL: v = clperm__rng_kernel(c); break;
+    case CLPERM_PARAM_SORT_ALGORITHM:
+    case CLPERM_PARAM_SORT_KERNEL:
+    case CLPERM_PARAM_SORT_RANK:
+    case CLPERM_PARAM_SORT_DIGIT_BITS:
+    case CLPERM_PARAM_SORT_WG_SIZE:
+    case CLPERM_PARAM_SORT_ITEMS: v = clperm__radix_param(c, param); break;
     default: break;
     }
     clperm__ctx_leave(c);

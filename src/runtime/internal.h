@@ -49,6 +49,14 @@ extern const char clperm__cl_clperm_rng_h[];
 extern const size_t clperm__cl_clperm_rng_h_size;
 extern const char clperm__cl_rng_rng_cl[];
 extern const size_t clperm__cl_rng_rng_cl_size;
+extern const char clperm__cl_sort_sort_key_h[];
+extern const size_t clperm__cl_sort_sort_key_h_size;
+extern const char clperm__cl_sort_radix_cl[];
+extern const size_t clperm__cl_sort_radix_cl_size;
+extern const char clperm__cl_sort_radix_serial_cl[];
+extern const size_t clperm__cl_sort_radix_serial_cl_size;
+extern const char clperm__cl_sort_segments_cl[];
+extern const size_t clperm__cl_sort_segments_cl_size;
 
 /* ---- hashing ---- */
 typedef struct clperm__hash {
@@ -88,7 +96,7 @@ typedef struct clperm__scratch {
 } clperm__scratch;
 
 /* ---- the context ---- */
-#define CLPERM__PARAM_MAX 16
+#define CLPERM__PARAM_MAX 32
 #define CLPERM__COUNTER_MAX 8
 
 struct clperm_ctx {
@@ -112,6 +120,16 @@ struct clperm_ctx {
     clperm__scratch scan_partials;
     uint32_t scan_tile_base; /* tiles handed out by the counter so far, mod 2^32 */
     uint32_t scan_epoch;
+    /* Device-wide sort state (src/sort). */
+    clperm__scratch sort_counter; /* one uint: the Onesweep passes' dynamic tile counter */
+    clperm__scratch sort_status;  /* one u64 look-back word per tile and digit */
+    clperm__scratch sort_hist;    /* digit counts of every pass, u32 pairs; zero between sorts */
+    clperm__scratch sort_bins;    /* the scanned counts: where each digit starts */
+    clperm__scratch sort_counts;  /* reduce-then-scan: counts per tile and digit */
+    clperm__scratch sort_segs;    /* segmented sort: flags, class counts and lists */
+    uint32_t sort_tile_base;
+    uint32_t sort_epoch;
+    int sort_hist_dirty; /* 1 when sort_hist may hold counts (a sort stopped between its kernels) */
 };
 
 /* Checks that ctx is a live context and locks it. Every public function on a context starts with
@@ -154,6 +172,12 @@ typedef struct clperm__tuning {
     int rng_wg_size;         /* generator fills: work-items per work-group (a multiple of k) */
     int rng_k;               /* generators: default k; 0 the subgroup width (8..64, else 32) */
     int rng_kernel;          /* generator fills: 1 work-group (shared state), 2 serial (private state) */
+    int sort_kernel;         /* device-wide sort: 1 work-group kernels, 2 serial (CPUs) */
+    int sort_wg_size;        /* work-group kernels: work-items per work-group */
+    int sort_items_32;       /* work-group kernels: keys per work-item, 32-bit and 64-bit keys */
+    int sort_items_64;
+    int sort_rank;           /* CLPERM_PARAM_SORT_RANK */
+    int sort_digit_bits;     /* bits per digit */
 } clperm__tuning;
 const clperm__tuning *clperm__tuning_for(const clperm_profile *p);
 /* The subgroup size the runtime reports for `kernel` at work-group size wg (khr devices); 0 when
@@ -174,6 +198,9 @@ int clperm__shuffle_fusion(const clperm_ctx *ctx);
 int clperm__rng_kernel(const clperm_ctx *ctx);
 /* The tile sorts' widest tile (CLPERM_PARAM_SORT_WIDTH, else the device's banks, at most 64). */
 int clperm__sort_width(const clperm_ctx *ctx);
+/* The device-wide sort's parameters (CLPERM_PARAM_SORT_ALGORITHM .. _ITEMS) as a sort of 2^24
+ * u32 keys would use them: the parameter, else the device's choice (src/sort/radix.c). */
+int clperm__radix_param(const clperm_ctx *ctx, clperm_param param);
 
 /* ---- scan and shuffle internals (the context is locked by the caller) ---- */
 clperm_status clperm__scan(clperm_ctx *ctx, clperm_type type, cl_mem src, cl_mem dst, uint64_t n,
@@ -181,6 +208,13 @@ clperm_status clperm__scan(clperm_ctx *ctx, clperm_type type, cl_mem src, cl_mem
 /* The next look-back call's tile base and epoch, with scratch for `tiles` tiles reserved. */
 clperm_status clperm__lookback_begin(clperm_ctx *ctx, uint64_t tiles, cl_uint *tile_base, cl_uint *epoch);
 void clperm__lookback_end(clperm_ctx *ctx, uint64_t tiles);
+/* Tile partitions (src/tile) as the presorted ranking's step: the stable partition of each
+ * segment of `segment` keys by the label of `bits` bits at `shift`, with the device's default tile
+ * algorithm; the largest segment it takes for `type` with u32 values. */
+clperm_status clperm__tile_partition(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values, uint64_t n,
+                                     uint64_t segment, unsigned shift, unsigned bits, cl_uint num_events,
+                                     const cl_event *events, cl_event *event);
+uint64_t clperm__tile_partition_max(const clperm_ctx *ctx, clperm_key_type type);
 /* Options with defaults filled in; CLPERM_ERROR_INVALID_ARGUMENT when they are not valid. */
 clperm_status clperm__shuffle_opts_check(const clperm_shuffle_opts *opts, clperm_shuffle_opts *out);
 
@@ -204,6 +238,13 @@ clperm_status clperm__sg_kernel_get(clperm_ctx *ctx, const clperm__source *src, 
  * clperm__kernel_get with the defines that says so, work-group ones through clperm__sg_kernel_get. */
 clperm_status clperm__tile_kernel_get(clperm_ctx *ctx, const clperm__source *src, const char *options, int serial,
                                       size_t wg_size, const char *name, cl_kernel *out);
+
+/* ---- the bank-conflict trace ---- */
+/* Counts the conflicts of a trace (src/tile): rec holds, per work-item, cap + 1 words (the step
+ * count, then each step's word address or 0xFFFFFFFF for none); `groups` groups of w work-items
+ * access together, bank = address mod w (w <= 64). Adds into *out. */
+clperm_status clperm__conflicts_count(const cl_uint *rec, uint64_t groups, uint32_t w, cl_uint cap,
+                                      clperm_conflict_report *out);
 
 /* ---- disk cache ---- */
 /* Fills *binary (malloc'd) when a valid entry exists for key_text; 0 on hit. */

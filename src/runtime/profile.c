@@ -61,14 +61,15 @@ typedef struct tuning_row {
 static const tuning_row tuning_table[] = {
     /* vendor              type                kernel wg items u32/u64 stage serial u32/u64 groups/CU,
      *                                         shuffle kernel wg items serial, sort aspect and algorithm,
-     *                                         rng work-group size, k (0: the subgroup width) and kernel */
-    {CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, {1, 256, 31, 15, 1, 4096, 2048, 8, 1, 256, 8, 4096, 4, 1, 256, 0, 1}},
-    {CLPERM_VENDOR_AMD, CL_DEVICE_TYPE_GPU, {1, 256, 15, 7, 1, 4096, 2048, 8, 1, 256, 16, 4096, 1, 1, 256, 0, 1}},
-    {CLPERM_VENDOR_INTEL, CL_DEVICE_TYPE_GPU, {1, 256, 11, 5, 1, 4096, 2048, 8, 1, 256, 8, 4096, 1, 1, 256, 0, 1}},
-    {CLPERM_VENDOR_OCLGRIND, 0, {1, 64, 4, 4, 1, 256, 256, 2, 1, 64, 4, 256, 1, 1, 64, 8, 1}},
-    {CLPERM_VENDOR_OTHER, CL_DEVICE_TYPE_GPU, {1, 256, 9, 5, 1, 4096, 2048, 4, 1, 256, 8, 4096, 1, 1, 256, 0, 1}},
-    {CLPERM_VENDOR_OTHER, CL_DEVICE_TYPE_CPU, {2, 64, 16, 16, 0, 8192, 4096, 4, 2, 64, 16, 4096, 1, 2, 64, 32, 2}},
-    {CLPERM_VENDOR_OTHER, 0, {1, 64, 8, 8, 1, 4096, 2048, 4, 1, 64, 8, 4096, 1, 1, 64, 0, 1}},
+     *                                         rng work-group size, k (0: the subgroup width) and kernel,
+     *                                         device-wide sort kernel, wg, items u32/u64, rank, digit bits */
+    {CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, {1, 256, 31, 15, 1, 4096, 2048, 8, 1, 256, 8, 4096, 4, 1, 256, 0, 1, 1, 256, 16, 12, 1, 8}},
+    {CLPERM_VENDOR_AMD, CL_DEVICE_TYPE_GPU, {1, 256, 15, 7, 1, 4096, 2048, 8, 1, 256, 16, 4096, 1, 1, 256, 0, 1, 1, 256, 16, 8, 1, 8}},
+    {CLPERM_VENDOR_INTEL, CL_DEVICE_TYPE_GPU, {1, 256, 11, 5, 1, 4096, 2048, 8, 1, 256, 8, 4096, 1, 1, 256, 0, 1, 1, 256, 16, 8, 1, 8}},
+    {CLPERM_VENDOR_OCLGRIND, 0, {1, 64, 4, 4, 1, 256, 256, 2, 1, 64, 4, 256, 1, 1, 64, 8, 1, 1, 64, 4, 4, 1, 8}},
+    {CLPERM_VENDOR_OTHER, CL_DEVICE_TYPE_GPU, {1, 256, 9, 5, 1, 4096, 2048, 4, 1, 256, 8, 4096, 1, 1, 256, 0, 1, 1, 256, 12, 8, 1, 8}},
+    {CLPERM_VENDOR_OTHER, CL_DEVICE_TYPE_CPU, {2, 64, 16, 16, 0, 8192, 4096, 4, 2, 64, 16, 4096, 1, 2, 64, 32, 2, 2, 64, 8, 8, 1, 8}},
+    {CLPERM_VENDOR_OTHER, 0, {1, 64, 8, 8, 1, 4096, 2048, 4, 1, 64, 8, 4096, 1, 1, 64, 0, 1, 1, 64, 8, 8, 1, 8}},
 };
 
 const clperm__tuning *clperm__tuning_for(const clperm_profile *p) {

@@ -322,6 +322,17 @@ clperm_status clperm_partition_segments(clperm_ctx *ctx, clperm_key_type type, c
     return st;
 }
 
+clperm_status clperm__tile_partition(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values, uint64_t n,
+                                     uint64_t segment, unsigned shift, unsigned bits, cl_uint num_events,
+                                     const cl_event *events, cl_event *event) {
+    return sort_checked(ctx, type, keys, values, n, segment, CLPERM_TILE_SORT_AUTO, shift, bits, num_events, events,
+                        event);
+}
+
+uint64_t clperm__tile_partition_max(const clperm_ctx *ctx, clperm_key_type type) {
+    return segment_max(ctx, type, 1, (clperm_tile_sort)clperm__tuning_for(&ctx->profile)->sort_auto);
+}
+
 /* ---- the bank-conflict check ---- */
 
 /* Counts, for every step of every tile, the distinct addresses each bank saw. rec is the trace:
@@ -356,6 +367,12 @@ static clperm_status count_conflicts(const cl_uint *rec, uint64_t tiles, uint32_
         }
     }
     return CLPERM_SUCCESS;
+}
+
+clperm_status clperm__conflicts_count(const cl_uint *rec, uint64_t groups, uint32_t w, cl_uint cap,
+                                      clperm_conflict_report *out) {
+    CLPERM_RETURN_IF(w == 0 || w > 64, CLPERM_ERROR_INVALID_ARGUMENT);
+    return count_conflicts(rec, groups, w, cap, out);
 }
 
 /* Reads the trace of `tiles` tiles of w work-items into rec and counts its conflicts into *out
