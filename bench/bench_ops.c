@@ -8,8 +8,7 @@
 
 #include "bench.h"
 
-extern const char clperm__cl_bench_cl[];
-extern const size_t clperm__cl_bench_cl_size;
+#include "clperm_bench_kernels.h"
 
 struct bench_dev {
     clperm_ctx *ctx;

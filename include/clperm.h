@@ -36,6 +36,7 @@
 #include <CL/cl.h>
 #endif
 
+#include "clperm_features.h"
 #include "clperm_bijection.h"
 #include "clperm_version.h"
 
@@ -74,7 +75,8 @@ extern "C" {
     X(ERROR_UNSUPPORTED, -1013, "not supported by this device")                                    \
     X(ERROR_BUILD_FAILED, -1014, "kernel program failed to build (see clperm_ctx_build_log)")      \
     X(ERROR_QUEUE_OUT_OF_ORDER, -1015, "command queue is out-of-order; clperm needs an in-order queue") \
-    X(ERROR_INVALID_EVENT_LIST, -1016, "event wait list is inconsistent with its length")
+    X(ERROR_INVALID_EVENT_LIST, -1016, "event wait list is inconsistent with its length")               \
+    X(ERROR_INTERNAL, -1017, "a limit inside the library was exceeded (please report it)")
 
 typedef enum clperm_status_code {
 #define CLPERM_X_ENUM(name, value, msg) CLPERM_##name = value,
@@ -163,9 +165,9 @@ typedef enum clperm_sg_source {
 
 /* How kernels implement subgroup operations (broadcast, shuffle, scan, reduce, vote). */
 typedef enum clperm_sg_impl {
-    CLPERM_SG_IMPL_LOCAL = 1, /* local memory and work-group barriers: runs everywhere        */
-    CLPERM_SG_IMPL_KHR = 2,   /* OpenCL subgroup built-ins (cl_khr_subgroups or OpenCL 2.x+)  */
-    CLPERM_SG_IMPL_PTX = 3    /* NVIDIA inline PTX: shfl.sync, vote.sync                      */
+    CLPERM_SG_IMPL_LOCAL = CLPERM_SG_USE_LOCAL, /* local memory and work-group barriers: everywhere */
+    CLPERM_SG_IMPL_KHR = CLPERM_SG_USE_KHR,     /* subgroup built-ins (cl_khr_subgroups, 2.x+)     */
+    CLPERM_SG_IMPL_PTX = CLPERM_SG_USE_PTX      /* NVIDIA inline PTX: shfl.sync, vote.sync          */
 } clperm_sg_impl;
 
 typedef struct clperm_profile {
@@ -194,7 +196,7 @@ typedef struct clperm_profile {
 /* Copies the context's device profile into *out. */
 CLPERM_API clperm_status clperm_ctx_profile(const clperm_ctx *ctx, clperm_profile *out);
 
-/* Names for the enums above ("NVIDIA", "khr", "ptx", ...). Never NULL. */
+/* Names for the enums above ("NVIDIA", "khr", "ptx", ...). Never NULL ("other", "unknown"). */
 CLPERM_API const char *clperm_vendor_name(clperm_vendor vendor);
 CLPERM_API const char *clperm_sg_source_name(clperm_sg_source source);
 CLPERM_API const char *clperm_sg_impl_name(clperm_sg_impl impl);
@@ -204,79 +206,118 @@ CLPERM_API const char *clperm_sg_impl_name(clperm_sg_impl impl);
  * the value actually used. Setting a parameter affects later calls on the context only.
  * ------------------------------------------------------------------------------------------- */
 
+/* Kernel kinds, the values of CLPERM_PARAM_*_KERNEL. */
+typedef enum clperm_kernel_kind {
+    CLPERM_KERNEL_WORK_GROUP = 1, /* tiles of work-groups through the subgroup layer (GPUs)   */
+    CLPERM_KERNEL_SERIAL = 2      /* one work-item per tile, no barriers (CPUs)                */
+} clperm_kernel_kind;
+
+/* Shuffle kernel fusion (Section 6 of the shuffling paper), the values of
+ * CLPERM_PARAM_SHUFFLE_FUSION; the permutation is the same at every level. */
+typedef enum clperm_shuffle_fusion {
+    CLPERM_FUSION_SEPARATE = 1, /* Bijective0: separate passes with O(n) temporaries           */
+    CLPERM_FUSION_TWO_PASS = 2, /* Bijective1: fused, with a two-pass scan                     */
+    CLPERM_FUSION_LOOKBACK = 3  /* Bijective2: fused single pass with decoupled look-back      */
+} clperm_shuffle_fusion;
+
+/* Names of the enums of this header, for messages and command lines: "work-group", "serial";
+ * "bijective0", "bijective1", "bijective2" (the paper's names). Like every clperm_*_name function
+ * below: a static string, or NULL for a value the enum does not have. */
+CLPERM_API const char *clperm_kernel_kind_name(clperm_kernel_kind kind);
+CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
+
+/* Flags of CLPERM_PARAM_MAP's entries. */
+#define CLPERM_PARAM_POW2 1    /* values must be powers of two                               */
+#define CLPERM_PARAM_WG 2      /* values above the device's work-group limit are unsupported */
+#define CLPERM_PARAM_NO_AUTO 4 /* 0 is a value, not "auto"                                   */
+
+/* The tunables, one line each: X(NAME, enum value (pinned), lowest, highest, flags, name for the
+ * command line and clperm_param_name). What they mean:
+ *   SCAN_ALGORITHM   1 reduce-then-scan (three passes), 2 single pass with decoupled look-back.
+ *   SG_IMPL          a clperm_sg_impl the device can run (CLPERM_ERROR_UNSUPPORTED if not).
+ *   SG_WIDTH         subgroup width (the hardware's width for the khr and ptx implementations).
+ *   SCAN_WG_SIZE     work-group size of the scan's work-group kernels.
+ *   SCAN_ITEMS       items each work-item scans per tile (the work-group kernels keep at most 64
+ *                    in registers; the serial kernels scan that many in a loop).
+ *   DISK_CACHE       on-disk program cache: 1 on (the default unless CLPERM_CACHE_DIR is "off"),
+ *                    0 off: the one parameter where 0 is a value rather than "auto".
+ *   SCAN_KERNEL      a clperm_kernel_kind for the scan.
+ *   SHUFFLE_FUSION   a clperm_shuffle_fusion.
+ *   SHUFFLE_KERNEL   a clperm_kernel_kind for the shuffle.
+ *   SHUFFLE_WG_SIZE  work-group size of the shuffle's work-group kernels.
+ *   SHUFFLE_ITEMS    domain indices per work-item per tile (the work-group kernels use at most 32;
+ *                    the serial kernels take that many per tile).
+ *   SORT_WIDTH       tile sorts: the widest tile (the model's w: banks and work-items); auto: up
+ *                    to the device's local-memory banks, shaped by the device's table (NVIDIA:
+ *                    m >= 4w). Set: the widest w up to the value with w <= m (for
+ *                    CLPERM_TILE_SORT_AS_WIDE a cap on w, which there follows from m, a power of
+ *                    four <= w).
+ *   SORT_TILES       tile sorts: tiles per work-group; auto: enough tiles of w work-items to fill
+ *                    32 lanes (it depends on the tile, so clperm_ctx_get_param returns 0;
+ *                    clperm_sort_tile_shape reports the count used).
+ *   RNG_KERNEL       generator fills: a clperm_kernel_kind (work-group: k work-items share each
+ *                    generator in local memory; serial: one work-item per generator, its state
+ *                    in private memory). Both give the same items.
+ *   SORT_ALGORITHM   device-wide sort (clperm_sort): 1 reduce-then-scan passes (a count, a scan
+ *                    of the counts and a scatter per digit; any device), 2 Onesweep (one
+ *                    histogram of every digit, then one pass per digit with decoupled look-back;
+ *                    devices whose work-groups make progress, clperm_profile.forward_progress).
+ *   SORT_KERNEL      a clperm_kernel_kind for the device-wide sort (serial: one work-item per
+ *                    block of keys, private counters; Onesweep runs work-group kernels only).
+ *   SORT_RANK        how a work-group kernel ranks its tile's keys by digit: 1 subgroup votes
+ *                    (one ballot per digit bit gives the lanes of equal digit; per-subgroup
+ *                    counters), 2 NVIDIA's match.any instead of the ballots (inline PTX;
+ *                    CLPERM_ERROR_UNSUPPORTED elsewhere), 3 the tile sorts' stable partition
+ *                    (clperm_partition_segments, Afshani and Sitchinava's w-way partition) as a
+ *                    step before the scatter (keys alone or with u32 values; docs/performance.md
+ *                    has what it costs).
+ *   SORT_DIGIT_BITS  bits per digit of the device-wide sort (auto: 8).
+ *   SORT_WG_SIZE     work-group size of the device-wide sort's work-group kernels.
+ *   SORT_ITEMS       keys per work-item per tile of the sort's work-group kernels (at most 32),
+ *                    or keys per block of its serial kernels in units of 256 (auto: about eight
+ *                    blocks per compute unit). */
+#define CLPERM_PARAM_MAP(X)                                                                        \
+    X(SCAN_ALGORITHM, 1, 1, 2, 0, "scan_algorithm")                                                \
+    X(SG_IMPL, 2, 1, 3, 0, "sg_impl")                                                              \
+    X(SG_WIDTH, 3, 1, 64, CLPERM_PARAM_POW2, "sg_width")                                           \
+    X(SCAN_WG_SIZE, 4, 4, 1024, CLPERM_PARAM_POW2 | CLPERM_PARAM_WG, "scan_wg_size")               \
+    X(SCAN_ITEMS, 5, 1, 65536, 0, "scan_items")                                                    \
+    X(DISK_CACHE, 6, 0, 1, CLPERM_PARAM_NO_AUTO, "disk_cache")                                     \
+    X(SCAN_KERNEL, 7, 1, 2, 0, "scan_kernel")                                                      \
+    X(SHUFFLE_FUSION, 8, 1, 3, 0, "shuffle_fusion")                                                \
+    X(SHUFFLE_KERNEL, 9, 1, 2, 0, "shuffle_kernel")                                                \
+    X(SHUFFLE_WG_SIZE, 10, 4, 1024, CLPERM_PARAM_POW2 | CLPERM_PARAM_WG, "shuffle_wg_size")        \
+    X(SHUFFLE_ITEMS, 11, 1, 65536, 0, "shuffle_items")                                             \
+    X(SORT_WIDTH, 12, 1, 64, CLPERM_PARAM_POW2 | CLPERM_PARAM_WG, "sort_width")                    \
+    X(SORT_TILES, 13, 1, 64, CLPERM_PARAM_POW2, "sort_tiles")                                      \
+    X(RNG_KERNEL, 14, 1, 2, 0, "rng_kernel")                                                       \
+    X(SORT_ALGORITHM, 15, 1, 2, 0, "sort_algorithm")                                               \
+    X(SORT_KERNEL, 16, 1, 2, 0, "sort_kernel")                                                     \
+    X(SORT_RANK, 17, 1, 3, 0, "sort_rank")                                                         \
+    X(SORT_DIGIT_BITS, 18, 1, 8, 0, "sort_digit_bits")                                             \
+    X(SORT_WG_SIZE, 19, 32, 1024, CLPERM_PARAM_POW2 | CLPERM_PARAM_WG, "sort_wg_size")             \
+    X(SORT_ITEMS, 20, 1, 65536, 0, "sort_items")
+
 typedef enum clperm_param {
-    /* 0 auto, 1 reduce-then-scan (three passes), 2 single pass with decoupled look-back.   */
-    CLPERM_PARAM_SCAN_ALGORITHM = 1,
-    /* 0 auto, else a clperm_sg_impl the device can run (CLPERM_ERROR_UNSUPPORTED if not).  */
-    CLPERM_PARAM_SG_IMPL = 2,
-    /* 0 auto, else a power of two 1..64 (the hardware width for khr and ptx impls).        */
-    CLPERM_PARAM_SG_WIDTH = 3,
-    /* Work-group size of the scan kernels: 0 auto, else a power of two 4..1024.            */
-    CLPERM_PARAM_SCAN_WG_SIZE = 4,
-    /* Items each work-item scans per tile: 0 auto, else 1..65536 (at most 64 are kept in
-     * registers by the work-group kernels; the serial kernels scan that many in a loop).   */
-    CLPERM_PARAM_SCAN_ITEMS = 5,
-    /* On-disk program cache: 1 on (the default unless CLPERM_CACHE_DIR is "off"), 0 off.
-     * (The one parameter where 0 is a value rather than "auto".)                            */
-    CLPERM_PARAM_DISK_CACHE = 6,
-    /* Scan kernels: 0 auto, 1 work-group tiles through the subgroup layer (GPUs), 2 serial:
-     * one work-item per tile, no barriers (CPUs).                                           */
-    CLPERM_PARAM_SCAN_KERNEL = 7,
-    /* Shuffle kernel fusion (Section 6 of the shuffling paper); the permutation is the same at
-     * every level: 0 auto, 1 separate passes with O(n) temporaries (Bijective0), 2 fused with a
-     * two-pass scan (Bijective1), 3 fused single pass with decoupled look-back (Bijective2).  */
-    CLPERM_PARAM_SHUFFLE_FUSION = 8,
-    /* Shuffle kernels: 0 auto, 1 work-group tiles (GPUs), 2 serial: one work-item per tile.  */
-    CLPERM_PARAM_SHUFFLE_KERNEL = 9,
-    /* Work-group size of the shuffle's work-group kernels: 0 auto, else a power of two 4..1024. */
-    CLPERM_PARAM_SHUFFLE_WG_SIZE = 10,
-    /* Domain indices per work-item per tile: 0 auto, else 1..65536 (the work-group kernels use
-     * at most 32; the serial kernels take that many per tile).                              */
-    CLPERM_PARAM_SHUFFLE_ITEMS = 11,
-    /* Tile sorts: the widest tile (the model's w: banks and work-items), a power of two
-     * 1..64; 0 auto: up to the device's local-memory banks, shaped by the device's table
-     * (NVIDIA: m >= 4w). Set: the widest w up to the value with w <= m (for
-     * CLPERM_TILE_SORT_AS_WIDE a cap on w, which there follows from m, a power of four <= w). */
-    CLPERM_PARAM_SORT_WIDTH = 12,
-    /* Tile sorts: tiles per work-group, a power of two 1..64; 0 auto: enough tiles of w
-     * work-items to fill 32 lanes (it depends on the tile, so clperm_ctx_get_param returns 0;
-     * clperm_sort_tile_shape reports the count used).                                       */
-    CLPERM_PARAM_SORT_TILES = 13,
-    /* Generator fills: 0 auto, 1 work-group (k work-items share each generator in local
-     * memory; GPUs), 2 serial (one work-item per generator, state in private memory; CPUs).
-     * Both give the same items.                                                             */
-    CLPERM_PARAM_RNG_KERNEL = 14,
-    /* Device-wide sort (clperm_sort): 0 auto, 1 reduce-then-scan passes (a count, a scan of
-     * the counts and a scatter per digit; any device), 2 Onesweep (one histogram of every
-     * digit, then one pass per digit with decoupled look-back; devices whose work-groups make
-     * progress, see clperm_profile.forward_progress).                                       */
-    CLPERM_PARAM_SORT_ALGORITHM = 15,
-    /* Device-wide sort kernels: 0 auto, 1 work-group tiles through the subgroup layer (GPUs),
-     * 2 serial: one work-item per block of keys, private counters, no barriers (CPUs). The
-     * Onesweep algorithm runs work-group kernels only.                                      */
-    CLPERM_PARAM_SORT_KERNEL = 16,
-    /* How a work-group kernel ranks the keys of its tile by digit: 0 auto, 1 subgroup votes
-     * (one ballot per digit bit gives the lanes of equal digit, per-subgroup counters), 2
-     * NVIDIA's match.any instead of the ballots (inline PTX: CLPERM_ERROR_UNSUPPORTED
-     * elsewhere), 3 the tile sorts' stable partition (clperm_partition_segments) as a step
-     * before the scatter (the w-way partition of Afshani and Sitchinava; values only u32 or
-     * u64, see docs/performance.md for what it costs).                                      */
-    CLPERM_PARAM_SORT_RANK = 17,
-    /* Bits per digit of the device-wide sort: 0 auto (8), else 1..8.                       */
-    CLPERM_PARAM_SORT_DIGIT_BITS = 18,
-    /* Work-group size of the sort's work-group kernels: 0 auto, else a power of two 32..1024. */
-    CLPERM_PARAM_SORT_WG_SIZE = 19,
-    /* Keys per work-item per tile of the work-group kernels (0 auto, else 1..32), or keys per
-     * block of the serial kernels (0 auto: about eight blocks per compute unit, else
-     * 1..65536, in units of 256 keys).                                                      */
-    CLPERM_PARAM_SORT_ITEMS = 20
+#define CLPERM_X_ENUM(name, value, lo, hi, flags, text) CLPERM_PARAM_##name = value,
+    CLPERM_PARAM_MAP(CLPERM_X_ENUM)
+#undef CLPERM_X_ENUM
 } clperm_param;
 
+/* Sets a tunable: 0 means "choose for this device" (except CLPERM_PARAM_DISK_CACHE), else a
+ * value within clperm_param_bounds and its flags. CLPERM_ERROR_INVALID_PARAM for an unknown
+ * parameter, CLPERM_ERROR_PARAM_OUT_OF_BOUNDS for a value outside them,
+ * CLPERM_ERROR_UNSUPPORTED where the device cannot run it. */
 CLPERM_API clperm_status clperm_ctx_set_param(clperm_ctx *ctx, clperm_param param, int value);
+/* The value used: the caller's setting, else the device's choice. */
 CLPERM_API clperm_status clperm_ctx_get_param(const clperm_ctx *ctx, clperm_param param, int *value);
 /* Accepted values of `param`, inclusive; 0 (auto) is always accepted as well. */
 CLPERM_API clperm_status clperm_param_bounds(clperm_param param, int *lo, int *hi);
-
+/* "scan_algorithm", ... for a parameter; NULL for an unknown one. */
+CLPERM_API const char *clperm_param_name(clperm_param param);
+/* The parameter called `name` (as clperm_param_name gives it); CLPERM_ERROR_INVALID_PARAM if
+ * none is. */
+CLPERM_API clperm_status clperm_param_from_name(const char *name, clperm_param *out);
 /* Counters kept by the context, for diagnosis and tests. */
 typedef enum clperm_counter {
     CLPERM_COUNTER_PROGRAMS_BUILT = 1,     /* programs compiled from source               */
@@ -297,12 +338,14 @@ CLPERM_API clperm_status clperm_ctx_counter(const clperm_ctx *ctx, clperm_counte
  * ------------------------------------------------------------------------------------------- */
 
 typedef enum clperm_type {
-    CLPERM_TYPE_U32 = 1, /* cl_uint  */
-    CLPERM_TYPE_U64 = 2  /* cl_ulong */
+    CLPERM_TYPE_U32 = CLPERM_KIND_U32, /* cl_uint  */
+    CLPERM_TYPE_U64 = CLPERM_KIND_U64  /* cl_ulong */
 } clperm_type;
 
 /* Size in bytes of one item of `type`, 0 for an unknown type. */
 CLPERM_API size_t clperm_type_size(clperm_type type);
+/* "u32", "u64". */
+CLPERM_API const char *clperm_type_name(clperm_type type);
 
 /* ---------------------------------------------------------------------------------------------
  * Scan and reduction: dst[i] = src[0] + ... + src[i-1] (exclusive) or + src[i] (inclusive),
@@ -339,12 +382,18 @@ CLPERM_API clperm_status clperm_reduce_sum(clperm_ctx *ctx, clperm_type type, cl
  * ------------------------------------------------------------------------------------------- */
 
 typedef enum clperm_bijection {
-    CLPERM_BIJECTION_PHILOX = 1, /* VariablePhilox: a Philox-style Feistel cipher on b bits     */
-    CLPERM_BIJECTION_LCG = 2,    /* f(x) = (a x + c) mod 2^b: fast, but only ~n^2 permutations;
-                                  * fails the statistical tests (kept as the paper's baseline)  */
-    CLPERM_BIJECTION_FEISTEL = 3 /* a Feistel network over a x 2^h with alternating radices, a
-                                  * domain within ~sqrt(n) of n (clperm_bijection.h)            */
+    /* VariablePhilox: a Philox-style Feistel cipher on b bits */
+    CLPERM_BIJECTION_PHILOX = CLPERM_BIJ_PHILOX,
+    /* f(x) = (a x + c) mod 2^b: fast, but only ~n^2 permutations; fails the statistical tests
+     * (kept as the paper's baseline) */
+    CLPERM_BIJECTION_LCG = CLPERM_BIJ_LCG,
+    /* a Feistel network over a x 2^h with alternating radices, a domain within ~sqrt(n) of n
+     * (clperm_bijection.h) */
+    CLPERM_BIJECTION_FEISTEL = CLPERM_BIJ_FEISTEL
 } clperm_bijection;
+
+/* "philox", "lcg", "feistel". */
+CLPERM_API const char *clperm_bijection_name(clperm_bijection bijection);
 
 /* Options that change the permutation. A NULL pointer means the defaults (all fields 0). */
 typedef struct clperm_shuffle_opts {
@@ -360,8 +409,9 @@ typedef struct clperm_shuffle_opts {
 CLPERM_API clperm_status clperm_bijection_init(clperm_bijection_key *key, uint64_t n, uint64_t seed,
                                                const clperm_shuffle_opts *opts);
 
-/* Sets the seven kernel parameters that CLPERM_BIJECTION_KEY_PARAMS declares (clperm_bijection.h),
- * starting at parameter index `first`, to `key`. Returns the first OpenCL error, if any. */
+/* Sets the CLPERM_BIJECTION_KEY_ARGS (6) kernel parameters that CLPERM_BIJECTION_KEY_PARAMS
+ * declares (clperm_bijection.h), starting at parameter index `first`, to `key`. Returns the first
+ * OpenCL error, if any. */
 CLPERM_API clperm_status clperm_bijection_set_kernel_args(cl_kernel kernel, cl_uint first,
                                                           const clperm_bijection_key *key);
 
@@ -488,6 +538,9 @@ typedef enum clperm_tile_sort {
                                             work-items, m x m blocks by Theorem 1); m a power of
                                             four, so segments up to 512 on 32-wide devices      */
 } clperm_tile_sort;
+
+/* "auto", "shear", "bitonic", "bitonic-padded", "as", "counting", "as-wide". */
+CLPERM_API const char *clperm_tile_sort_name(clperm_tile_sort algorithm);
 
 typedef struct clperm_tile_shape {
     uint32_t w;              /* rows = banks = work-items per tile                              */
@@ -700,20 +753,26 @@ CLPERM_API clperm_status clperm_sort_rank_conflicts(clperm_ctx *ctx, const uint3
  * ------------------------------------------------------------------------------------------- */
 
 typedef enum clperm_rng_family {
-    CLPERM_RNG_FAMILY_AUTO = 0,       /* the device's default (clperm_rng_default)            */
-    CLPERM_RNG_FAMILY_CORRELATED = 1, /* two inputs, shift and rotate (Listing 2)             */
-    CLPERM_RNG_FAMILY_THREE = 2,      /* plus a third unshifted input (Listing 3)             */
-    CLPERM_RNG_FAMILY_SLOWMEM = 3,    /* two inputs used twice (Listing 4)                    */
-    CLPERM_RNG_FAMILY_ITERATED = 4,   /* two correlated passes per draw (Listing 5)           */
-    CLPERM_RNG_FAMILY_BUFFERED = 5    /* one register per work-item doubles the state (Listing 6) */
+    CLPERM_RNG_FAMILY_AUTO = 0,                           /* the device's default (clperm_rng_default) */
+    CLPERM_RNG_FAMILY_CORRELATED = CLPERM_RNG_CORRELATED, /* two inputs, shift and rotate (Listing 2)  */
+    CLPERM_RNG_FAMILY_THREE = CLPERM_RNG_THREE,           /* plus a third unshifted input (Listing 3)  */
+    CLPERM_RNG_FAMILY_SLOWMEM = CLPERM_RNG_SLOWMEM,       /* two inputs used twice (Listing 4)         */
+    CLPERM_RNG_FAMILY_ITERATED = CLPERM_RNG_ITERATED,     /* two correlated passes per draw (Listing 5) */
+    CLPERM_RNG_FAMILY_BUFFERED = CLPERM_RNG_BUFFERED      /* a register per work-item doubles the state
+                                                             (Listing 6)                               */
 } clperm_rng_family;
 
 typedef enum clperm_rng_output {
-    CLPERM_RNG_OUT_U32 = 1,    /* cl_uint: one draw                                          */
-    CLPERM_RNG_OUT_U64 = 2,    /* cl_ulong: two draws, the first in the high half            */
-    CLPERM_RNG_OUT_FLOAT = 3,  /* float in [0, 1): a draw's top 24 bits times 2^-24          */
-    CLPERM_RNG_OUT_DOUBLE = 4  /* double in [0, 1): a u64's top 53 bits times 2^-53         */
+    CLPERM_RNG_OUT_U32 = CLPERM_RNG_OUTPUT_U32,      /* cl_uint: one draw                              */
+    CLPERM_RNG_OUT_U64 = CLPERM_RNG_OUTPUT_U64,      /* cl_ulong: two draws, the first in the high half */
+    CLPERM_RNG_OUT_FLOAT = CLPERM_RNG_OUTPUT_FLOAT,  /* float in [0, 1): a draw's top 24 bits / 2^24    */
+    CLPERM_RNG_OUT_DOUBLE = CLPERM_RNG_OUTPUT_DOUBLE /* double in [0, 1): a u64's top 53 bits / 2^53    */
 } clperm_rng_output;
+
+/* "auto", "correlated", "three", "slowmem", "iterated", "buffered"; "u32", "u64", "float",
+ * "double". */
+CLPERM_API const char *clperm_rng_family_name(clperm_rng_family family);
+CLPERM_API const char *clperm_rng_output_name(clperm_rng_output output);
 
 /* A generator: family and k (8, 16, 32 or 64 work-items sharing it). */
 typedef struct clperm_rng_spec {

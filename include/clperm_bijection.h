@@ -35,20 +35,9 @@
 #ifndef CLPERM_BIJECTION_H
 #define CLPERM_BIJECTION_H
 
-#ifdef __OPENCL_C_VERSION__
-typedef ulong clperm_u64;
-typedef uint clperm_u32;
-#define CLPERM_BIJ_FN static inline
-#else
-#include <stdint.h>
-typedef uint64_t clperm_u64;
-typedef uint32_t clperm_u32;
-#define CLPERM_BIJ_FN static inline
+#ifndef CLPERM_FEATURES_H
+#include "clperm_features.h"
 #endif
-
-#define CLPERM_BIJ_PHILOX 1
-#define CLPERM_BIJ_LCG 2
-#define CLPERM_BIJ_FEISTEL 3
 
 #define CLPERM_PHILOX_MAX_ROUNDS 64
 #define CLPERM_PHILOX_DEFAULT_ROUNDS 24
@@ -60,6 +49,9 @@ typedef uint32_t clperm_u32;
 #define CLPERM_PHILOX_M0 ((clperm_u64)0xD2B74407B1CE6E93)
 /* The inverse of M0's low 32 bits modulo 2^32. */
 #define CLPERM_PHILOX_M0_INV 0x212BDF9Bu
+
+/* The number of kernel parameters a key takes (CLPERM_BIJECTION_KEY_PARAMS). */
+#define CLPERM_BIJECTION_KEY_ARGS 6
 
 /* The layout is the same in C and OpenCL C: 64-bit fields first, no implicit padding. */
 typedef struct clperm_bijection_key {
@@ -77,8 +69,9 @@ typedef struct clperm_bijection_key {
 } clperm_bijection_key;
 
 #ifdef __OPENCL_C_VERSION__
-/* Seven kernel parameters carrying a key: head = (n, domain, lcg_mul, lcg_add), shape = (kind,
- * bits, left_bits, right_bits, rounds, radix, 0, 0), then the 64 round keys. */
+/* CLPERM_BIJECTION_KEY_ARGS kernel parameters carrying a key: head = (n, domain, lcg_mul,
+ * lcg_add), shape = (kind, bits, left_bits, right_bits, rounds, radix, 0, 0), then the 64 round
+ * keys in four uint16. */
 #define CLPERM_BIJECTION_KEY_PARAMS(name)                                                          \
     ulong4 name##_head, uint8 name##_shape, uint16 name##_k0, uint16 name##_k1, uint16 name##_k2,   \
         uint16 name##_k3
@@ -108,9 +101,9 @@ typedef struct clperm_bijection_key {
 #endif
 
 /* Masks of 1 .. 32 low bits. */
-CLPERM_BIJ_FN clperm_u32 clperm__bij_mask(clperm_u32 bits) { return 0xffffffffu >> (32u - bits); }
+CLPERM_INLINE clperm_u32 clperm__bij_mask(clperm_u32 bits) { return 0xffffffffu >> (32u - bits); }
 
-CLPERM_BIJ_FN clperm_u64 clperm_philox_apply(const clperm_bijection_key *k, clperm_u64 x) {
+CLPERM_INLINE clperm_u64 clperm_philox_apply(const clperm_bijection_key *k, clperm_u64 x) {
     clperm_u32 lb = k->left_bits, rb = k->right_bits;
     clperm_u32 lmask = clperm__bij_mask(lb), rmask = clperm__bij_mask(rb);
     clperm_u32 odd = rb - lb; /* 0 or 1 */
@@ -126,7 +119,7 @@ CLPERM_BIJ_FN clperm_u64 clperm_philox_apply(const clperm_bijection_key *k, clpe
     return ((clperm_u64)s0 << rb) | (clperm_u64)s1;
 }
 
-CLPERM_BIJ_FN clperm_u64 clperm_philox_invert(const clperm_bijection_key *k, clperm_u64 y) {
+CLPERM_INLINE clperm_u64 clperm_philox_invert(const clperm_bijection_key *k, clperm_u64 y) {
     clperm_u32 lb = k->left_bits, rb = k->right_bits;
     clperm_u32 lmask = clperm__bij_mask(lb), rmask = clperm__bij_mask(rb);
     clperm_u32 odd = rb - lb;
@@ -145,11 +138,11 @@ CLPERM_BIJ_FN clperm_u64 clperm_philox_invert(const clperm_bijection_key *k, clp
     return ((clperm_u64)s0 << rb) | (clperm_u64)s1;
 }
 
-CLPERM_BIJ_FN clperm_u64 clperm_lcg_apply(const clperm_bijection_key *k, clperm_u64 x) {
+CLPERM_INLINE clperm_u64 clperm_lcg_apply(const clperm_bijection_key *k, clperm_u64 x) {
     return (k->lcg_mul * x + k->lcg_add) & (k->domain - 1);
 }
 
-CLPERM_BIJ_FN clperm_u64 clperm_lcg_invert(const clperm_bijection_key *k, clperm_u64 y) {
+CLPERM_INLINE clperm_u64 clperm_lcg_invert(const clperm_bijection_key *k, clperm_u64 y) {
     /* The inverse of an odd a modulo 2^64 by Newton's iteration: each step doubles the bits. */
     clperm_u64 a = k->lcg_mul, inv = a;
     for (int i = 0; i < 5; i++) inv *= 2 - a * inv;
@@ -157,7 +150,7 @@ CLPERM_BIJ_FN clperm_u64 clperm_lcg_invert(const clperm_bijection_key *k, clperm
 }
 
 /* The high 32 bits of the 64-bit product. */
-CLPERM_BIJ_FN clperm_u32 clperm__bij_mulhi(clperm_u32 a, clperm_u32 b) {
+CLPERM_INLINE clperm_u32 clperm__bij_mulhi(clperm_u32 a, clperm_u32 b) {
     return (clperm_u32)(((clperm_u64)a * b) >> 32);
 }
 
@@ -165,7 +158,7 @@ CLPERM_BIJ_FN clperm_u32 clperm__bij_mulhi(clperm_u32 a, clperm_u32 b) {
 #define CLPERM__FMIX32(h) ((h) ^= (h) >> 16, (h) *= 0x85EBCA6Bu, (h) ^= (h) >> 13, (h) *= 0xC2B2AE35u, (h) ^= (h) >> 16)
 
 /* The Feistel rounds' keyed hash: fmix32 of v ^ key, a bijection of v. */
-CLPERM_BIJ_FN clperm_u32 clperm__feistel_hash(clperm_u32 v, clperm_u32 key) {
+CLPERM_INLINE clperm_u32 clperm__feistel_hash(clperm_u32 v, clperm_u32 key) {
     clperm_u32 h = v ^ key;
     CLPERM__FMIX32(h);
     return h;
@@ -174,19 +167,19 @@ CLPERM_BIJ_FN clperm_u32 clperm__feistel_hash(clperm_u32 v, clperm_u32 key) {
 /* The Feistel's two round functions: a keyed hash of R reduced to [0, radix) for L, and of L
  * reduced to [0, 2^h) for R. A radix up to 2^16 takes the hash's top 16 bits times the radix
  * (exact in 32 bits), a larger one the top 32 bits of the hash times the radix. */
-CLPERM_BIJ_FN clperm_u32 clperm__feistel_reduce(clperm_u32 h, clperm_u32 a) {
+CLPERM_INLINE clperm_u32 clperm__feistel_reduce(clperm_u32 h, clperm_u32 a) {
     return a <= 0x10000u ? ((h >> 16) * a) >> 16 : clperm__bij_mulhi(h, a);
 }
 
-CLPERM_BIJ_FN clperm_u32 clperm__feistel_fl(const clperm_bijection_key *k, clperm_u32 i, clperm_u32 r) {
+CLPERM_INLINE clperm_u32 clperm__feistel_fl(const clperm_bijection_key *k, clperm_u32 i, clperm_u32 r) {
     return clperm__feistel_reduce(clperm__feistel_hash(r, k->keys[i]), k->radix);
 }
 
-CLPERM_BIJ_FN clperm_u32 clperm__feistel_fr(const clperm_bijection_key *k, clperm_u32 i, clperm_u32 l) {
+CLPERM_INLINE clperm_u32 clperm__feistel_fr(const clperm_bijection_key *k, clperm_u32 i, clperm_u32 l) {
     return clperm__feistel_hash(l, k->keys[i]) >> (32u - k->right_bits);
 }
 
-CLPERM_BIJ_FN clperm_u64 clperm_feistel_apply(const clperm_bijection_key *k, clperm_u64 x) {
+CLPERM_INLINE clperm_u64 clperm_feistel_apply(const clperm_bijection_key *k, clperm_u64 x) {
     clperm_u32 h = k->right_bits, a = k->radix, rmask = clperm__bij_mask(h);
     clperm_u32 l = (clperm_u32)(x >> h), r = (clperm_u32)x & rmask;
     clperm_u32 rounds = CLPERM__BIJ_ROUNDS(k), i = 0;
@@ -202,7 +195,7 @@ CLPERM_BIJ_FN clperm_u64 clperm_feistel_apply(const clperm_bijection_key *k, clp
     return ((clperm_u64)l << h) | (clperm_u64)r;
 }
 
-CLPERM_BIJ_FN clperm_u64 clperm_feistel_invert(const clperm_bijection_key *k, clperm_u64 y) {
+CLPERM_INLINE clperm_u64 clperm_feistel_invert(const clperm_bijection_key *k, clperm_u64 y) {
     clperm_u32 h = k->right_bits, a = k->radix, rmask = clperm__bij_mask(h);
     clperm_u32 l = (clperm_u32)(y >> h), r = (clperm_u32)y & rmask;
     for (clperm_u32 i = CLPERM__BIJ_ROUNDS(k); i-- > 0;) {
@@ -256,7 +249,7 @@ inline ulong8 clperm_feistel_apply8(const clperm_bijection_key *k, ulong8 x) {
 #endif
 
 /* f(x) for x in the domain. */
-CLPERM_BIJ_FN clperm_u64 clperm_bijection_apply(const clperm_bijection_key *k, clperm_u64 x) {
+CLPERM_INLINE clperm_u64 clperm_bijection_apply(const clperm_bijection_key *k, clperm_u64 x) {
 #if defined(CLPERM_BIJECTION_KIND)
     const clperm_u32 kind = CLPERM_BIJECTION_KIND;
 #else
@@ -268,7 +261,7 @@ CLPERM_BIJ_FN clperm_u64 clperm_bijection_apply(const clperm_bijection_key *k, c
 }
 
 /* f^-1(y) for y in the domain. */
-CLPERM_BIJ_FN clperm_u64 clperm_bijection_invert(const clperm_bijection_key *k, clperm_u64 y) {
+CLPERM_INLINE clperm_u64 clperm_bijection_invert(const clperm_bijection_key *k, clperm_u64 y) {
     return k->kind == CLPERM_BIJ_LCG       ? clperm_lcg_invert(k, y)
            : k->kind == CLPERM_BIJ_FEISTEL ? clperm_feistel_invert(k, y)
                                            : clperm_philox_invert(k, y);

@@ -30,52 +30,40 @@
 #include "clperm_rng_tables.h"
 #endif
 
-#ifdef __OPENCL_C_VERSION__
-typedef ulong clperm_rng_ulong;
-typedef uint clperm_rng_uint;
-#define CLPERM_RNG_FN static inline
-#ifndef CLPERM_RNG_SPACE
-#define CLPERM_RNG_SPACE __local
+#ifndef CLPERM_FEATURES_H
+#include "clperm_features.h"
 #endif
-#else
-#include <stdint.h>
-typedef uint64_t clperm_rng_ulong;
-typedef uint32_t clperm_rng_uint;
-#define CLPERM_RNG_FN static inline
+
 #ifndef CLPERM_RNG_SPACE
+#ifdef __OPENCL_C_VERSION__
+#define CLPERM_RNG_SPACE __local
+#else
 #define CLPERM_RNG_SPACE
 #endif
 #endif
 
-#define CLPERM_RNG_CORRELATED 1
-#define CLPERM_RNG_THREE 2
-#define CLPERM_RNG_SLOWMEM 3
-#define CLPERM_RNG_ITERATED 4
-#define CLPERM_RNG_BUFFERED 5
-#define CLPERM_RNG_FAMILIES 5
-
 #define CLPERM_RNG_MAX_K 64
 
 /* Packed parameters of one word: sources q0..q3 (6 bits each), shifts z0..z3 (5 bits each). */
-#define CLPERM_RNG_Q0(p) ((clperm_rng_uint)(p)&63u)
-#define CLPERM_RNG_Q1(p) ((clperm_rng_uint)((p) >> 6) & 63u)
-#define CLPERM_RNG_Q2(p) ((clperm_rng_uint)((p) >> 12) & 63u)
-#define CLPERM_RNG_Q3(p) ((clperm_rng_uint)((p) >> 18) & 63u)
-#define CLPERM_RNG_Z0(p) ((clperm_rng_uint)((p) >> 24) & 31u)
-#define CLPERM_RNG_Z1(p) ((clperm_rng_uint)((p) >> 29) & 31u)
-#define CLPERM_RNG_Z2(p) ((clperm_rng_uint)((p) >> 34) & 31u)
-#define CLPERM_RNG_Z3(p) ((clperm_rng_uint)((p) >> 39) & 31u)
+#define CLPERM_RNG_Q0(p) ((clperm_u32)(p)&63u)
+#define CLPERM_RNG_Q1(p) ((clperm_u32)((p) >> 6) & 63u)
+#define CLPERM_RNG_Q2(p) ((clperm_u32)((p) >> 12) & 63u)
+#define CLPERM_RNG_Q3(p) ((clperm_u32)((p) >> 18) & 63u)
+#define CLPERM_RNG_Z0(p) ((clperm_u32)((p) >> 24) & 31u)
+#define CLPERM_RNG_Z1(p) ((clperm_u32)((p) >> 29) & 31u)
+#define CLPERM_RNG_Z2(p) ((clperm_u32)((p) >> 34) & 31u)
+#define CLPERM_RNG_Z3(p) ((clperm_u32)((p) >> 39) & 31u)
 #define CLPERM_RNG_PACK(q0, q1, q2, q3, z0, z1, z2, z3)                                             \
-    ((clperm_rng_ulong)(q0) | (clperm_rng_ulong)(q1) << 6 | (clperm_rng_ulong)(q2) << 12 |                \
-     (clperm_rng_ulong)(q3) << 18 | (clperm_rng_ulong)(z0) << 24 | (clperm_rng_ulong)(z1) << 29 |         \
-     (clperm_rng_ulong)(z2) << 34 | (clperm_rng_ulong)(z3) << 39)
+    ((clperm_u64)(q0) | (clperm_u64)(q1) << 6 | (clperm_u64)(q2) << 12 |                \
+     (clperm_u64)(q3) << 18 | (clperm_u64)(z0) << 24 | (clperm_u64)(z1) << 29 |         \
+     (clperm_u64)(z2) << 34 | (clperm_u64)(z3) << 39)
 
 /* State bits of a generator: k words, twice that for the buffered family. */
 #define CLPERM_RNG_STATE_BITS(family, k) (32 * (k) * ((family) == CLPERM_RNG_BUFFERED ? 2 : 1))
 /* Correlated passes per output. */
 #define CLPERM_RNG_PASSES(family) ((family) == CLPERM_RNG_ITERATED ? 2 : 1)
 
-CLPERM_RNG_FN clperm_rng_uint clperm_rng__rotr(clperm_rng_uint x, clperm_rng_uint r) {
+CLPERM_INLINE clperm_u32 clperm_rng__rotr(clperm_u32 x, clperm_u32 r) {
 #ifdef __OPENCL_C_VERSION__
     return rotate(x, (32u - r) & 31u); /* the built-in left rotation */
 #else
@@ -86,11 +74,11 @@ CLPERM_RNG_FN clperm_rng_uint clperm_rng__rotr(clperm_rng_uint x, clperm_rng_uin
 /* The new value of one word from the words it reads, t0 = s[q0], t1 = s[q1] and t2 = s[q2] of the
  * old state s (one pass; pass 1 is ITERATED's second, which reads q2 and q3 as its t0 and t1),
  * reading and updating the word's buffer register b (BUFFERED only). */
-CLPERM_RNG_FN clperm_rng_uint clperm_rng_combine(int family, clperm_rng_ulong p, int pass, clperm_rng_uint t0,
-                                                clperm_rng_uint t1, clperm_rng_uint t2, clperm_rng_uint *b) {
-    clperm_rng_uint z0 = pass ? CLPERM_RNG_Z2(p) : CLPERM_RNG_Z0(p);
-    clperm_rng_uint z1 = pass ? CLPERM_RNG_Z3(p) : CLPERM_RNG_Z1(p);
-    clperm_rng_uint acc = t0 << z0;
+CLPERM_INLINE clperm_u32 clperm_rng_combine(int family, clperm_u64 p, int pass, clperm_u32 t0,
+                                                clperm_u32 t1, clperm_u32 t2, clperm_u32 *b) {
+    clperm_u32 z0 = pass ? CLPERM_RNG_Z2(p) : CLPERM_RNG_Z0(p);
+    clperm_u32 z1 = pass ? CLPERM_RNG_Z3(p) : CLPERM_RNG_Z1(p);
+    clperm_u32 acc = t0 << z0;
     if (family == CLPERM_RNG_CORRELATED || family == CLPERM_RNG_ITERATED) {
         acc ^= clperm_rng__rotr(t1, z1);
     } else {
@@ -107,40 +95,40 @@ CLPERM_RNG_FN clperm_rng_uint clperm_rng_combine(int family, clperm_rng_ulong p,
 
 /* The new value of one word from the old state s. Every word of a step must be computed from the
  * same old state before any is written. */
-CLPERM_RNG_FN clperm_rng_uint clperm_rng_word(int family, clperm_rng_ulong p, int pass,
-                                             const CLPERM_RNG_SPACE clperm_rng_uint *s,
-                                             clperm_rng_uint *b) {
-    clperm_rng_uint q0 = pass ? CLPERM_RNG_Q2(p) : CLPERM_RNG_Q0(p);
-    clperm_rng_uint q1 = pass ? CLPERM_RNG_Q3(p) : CLPERM_RNG_Q1(p);
-    clperm_rng_uint t2 = family == CLPERM_RNG_THREE || family == CLPERM_RNG_BUFFERED ? s[CLPERM_RNG_Q2(p)] : 0;
+CLPERM_INLINE clperm_u32 clperm_rng_word(int family, clperm_u64 p, int pass,
+                                             const CLPERM_RNG_SPACE clperm_u32 *s,
+                                             clperm_u32 *b) {
+    clperm_u32 q0 = pass ? CLPERM_RNG_Q2(p) : CLPERM_RNG_Q0(p);
+    clperm_u32 q1 = pass ? CLPERM_RNG_Q3(p) : CLPERM_RNG_Q1(p);
+    clperm_u32 t2 = family == CLPERM_RNG_THREE || family == CLPERM_RNG_BUFFERED ? s[CLPERM_RNG_Q2(p)] : 0;
     return clperm_rng_combine(family, p, pass, s[q0], s[q1], t2, b);
 }
 
 /* SplitMix64 (Steele, Lea, Flood): the seeding mixer. */
-CLPERM_RNG_FN clperm_rng_ulong clperm_rng_mix64(clperm_rng_ulong z) {
-    z += (clperm_rng_ulong)0x9E3779B97F4A7C15UL;
-    z = (z ^ (z >> 30)) * (clperm_rng_ulong)0xBF58476D1CE4E5B9UL;
-    z = (z ^ (z >> 27)) * (clperm_rng_ulong)0x94D049BB133111EBUL;
+CLPERM_INLINE clperm_u64 clperm_rng_mix64(clperm_u64 z) {
+    z += (clperm_u64)0x9E3779B97F4A7C15UL;
+    z = (z ^ (z >> 30)) * (clperm_u64)0xBF58476D1CE4E5B9UL;
+    z = (z ^ (z >> 27)) * (clperm_u64)0x94D049BB133111EBUL;
     return z ^ (z >> 31);
 }
 
 /* Initial words of stream `stream` for `seed`: word j (and its buffer register) from SplitMix64 of
  * the seed, the stream and the word's index. Streams start at independent random points of the one
  * period-(2^n - 1) cycle; word 0 has its low bit set so the state is never all zero. */
-CLPERM_RNG_FN clperm_rng_uint clperm_rng_seed_word(clperm_rng_ulong seed, clperm_rng_ulong stream,
-                                                  clperm_rng_uint j, clperm_rng_uint *b) {
-    clperm_rng_ulong h = clperm_rng_mix64(seed ^ clperm_rng_mix64(stream * 0x100u + j));
-    *b = (clperm_rng_uint)(h >> 32);
-    return (clperm_rng_uint)h | (j == 0 ? 1u : 0u);
+CLPERM_INLINE clperm_u32 clperm_rng_seed_word(clperm_u64 seed, clperm_u64 stream,
+                                                  clperm_u32 j, clperm_u32 *b) {
+    clperm_u64 h = clperm_rng_mix64(seed ^ clperm_rng_mix64(stream * 0x100u + j));
+    *b = (clperm_u32)(h >> 32);
+    return (clperm_u32)h | (j == 0 ? 1u : 0u);
 }
 
 /* Conversions, built from integers so that every device gives the same bits without needing
  * fp64: a float in [0, 1) is the top 24 bits of a draw times 2^-24; a u64 is two successive
  * draws, the first in the high half; a double in [0, 1) is the top 53 bits of a u64 times 2^-53. */
-#define CLPERM_RNG_JOIN64(hi, lo) (((clperm_rng_ulong)(hi) << 32) | (clperm_rng_ulong)(lo))
+#define CLPERM_RNG_JOIN64(hi, lo) (((clperm_u64)(hi) << 32) | (clperm_u64)(lo))
 
-CLPERM_RNG_FN clperm_rng_uint clperm_rng_float_bits(clperm_rng_uint x) {
-    clperm_rng_uint m = x >> 8, shift = 0;
+CLPERM_INLINE clperm_u32 clperm_rng_float_bits(clperm_u32 x) {
+    clperm_u32 m = x >> 8, shift = 0;
     if (!m) return 0;
     while (!(m & 0x800000u)) { /* normalise: value = 1.f * 2^(-1 - shift) */
         m <<= 1;
@@ -149,15 +137,15 @@ CLPERM_RNG_FN clperm_rng_uint clperm_rng_float_bits(clperm_rng_uint x) {
     return ((126u - shift) << 23) | (m & 0x7FFFFFu);
 }
 
-CLPERM_RNG_FN clperm_rng_ulong clperm_rng_double_bits(clperm_rng_ulong u) {
-    clperm_rng_ulong m = u >> 11;
-    clperm_rng_uint shift = 0;
+CLPERM_INLINE clperm_u64 clperm_rng_double_bits(clperm_u64 u) {
+    clperm_u64 m = u >> 11;
+    clperm_u32 shift = 0;
     if (!m) return 0;
-    while (!(m & ((clperm_rng_ulong)1 << 52))) {
+    while (!(m & ((clperm_u64)1 << 52))) {
         m <<= 1;
         shift++;
     }
-    return ((clperm_rng_ulong)(1022u - shift) << 52) | (m & (((clperm_rng_ulong)1 << 52) - 1));
+    return ((clperm_u64)(1022u - shift) << 52) | (m & (((clperm_u64)1 << 52) - 1));
 }
 
 /* ---- the device API, for users' kernels ----

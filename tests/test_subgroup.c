@@ -7,8 +7,7 @@
 #include "common.h"
 #include "internal.h"
 
-extern const char clperm__cl_subgroup_test_cl[];
-extern const size_t clperm__cl_subgroup_test_cl_size;
+#include "subgroup_test_kernels.h"
 
 #define WG 128
 #define GROUPS 3

@@ -337,7 +337,7 @@ static int berlekamp_massey(const unsigned char *s, int len, poly *out) {
 
 typedef struct generator {
     int family, k;
-    clperm_rng_ulong p[MAX_K];
+    clperm_u64 p[MAX_K];
 } generator;
 
 static int state_bits(const generator *g) {
@@ -365,7 +365,7 @@ static void generator_step(const generator *g, uint32_t *s, uint32_t *b) {
 typedef uint64_t planes[MAX_K][W];
 
 static void sliced_word(const generator *g, int pass, int j, const planes s, uint64_t *b, uint64_t *out) {
-    clperm_rng_ulong p = g->p[j];
+    clperm_u64 p = g->p[j];
     int q0 = (int)(pass ? CLPERM_RNG_Q2(p) : CLPERM_RNG_Q0(p)), q1 = (int)(pass ? CLPERM_RNG_Q3(p) : CLPERM_RNG_Q1(p));
     int z0 = (int)(pass ? CLPERM_RNG_Z2(p) : CLPERM_RNG_Z0(p)), z1 = (int)(pass ? CLPERM_RNG_Z3(p) : CLPERM_RNG_Z1(p));
     int q2 = (int)CLPERM_RNG_Q2(p), fam = g->family;
@@ -665,10 +665,10 @@ static int search(const factors *fs, int family, int k, uint64_t seed, long trie
 
 typedef struct shipped {
     int family, k;
-    const clperm_rng_ulong *p;
+    const clperm_u64 *p;
 } shipped;
 
-#define CLPERM_RNG_X(fam, k, tab) {fam, k, (const clperm_rng_ulong[]){tab}},
+#define CLPERM_RNG_X(fam, k, tab) {fam, k, (const clperm_u64[]){tab}},
 static const shipped shipped_tables[] = {CLPERM_RNG_TABLES(CLPERM_RNG_X){0, 0, NULL}};
 #undef CLPERM_RNG_X
 
@@ -684,7 +684,7 @@ static generator shipped_generator(const shipped *t) {
 /* 1 when the table obeys the constraints the kernels rely on: sources in range, q0 != q1. */
 static int generator_well_formed(const generator *g) {
     for (int j = 0; j < g->k; j++) {
-        clperm_rng_ulong p = g->p[j];
+        clperm_u64 p = g->p[j];
         if (CLPERM_RNG_Q0(p) >= (unsigned)g->k || CLPERM_RNG_Q1(p) >= (unsigned)g->k || CLPERM_RNG_Q2(p) >= (unsigned)g->k ||
             CLPERM_RNG_Q3(p) >= (unsigned)g->k || CLPERM_RNG_Q0(p) == CLPERM_RNG_Q1(p))
             return 0;
@@ -822,7 +822,7 @@ static int selftest(const factors *fs) {
     int caught = 1;
     for (size_t i = 0; i < sizeof shipped_tables / sizeof shipped_tables[0] - 1; i++) {
         generator g = shipped_generator(&shipped_tables[i]);
-        g.p[0] ^= (clperm_rng_ulong)1 << 24; /* word 0's left shift z0 changes by one */
+        g.p[0] ^= (clperm_u64)1 << 24; /* word 0's left shift z0 changes by one */
         int full = generator_full_period(&g, fs, 12345);
         if (full) printf("     %s k=%d altered is still full period\n", family_name(g.family), g.k);
         caught &= !full;

@@ -1,7 +1,7 @@
 /*
  * clperm's portable subgroup layer (OpenCL C 1.2).
  *
- * One interface, three implementations chosen by CLPERM_SG_IMPL:
+ * One interface, three implementations chosen by CLPERM_SG_IMPL (clperm_features.h names them):
  *   1  local memory and work-group barriers (any device; CLPERM_SG_WIDTH is emulated)
  *   2  OpenCL subgroup built-ins (cl_khr_subgroups; shuffles through cl_khr_subgroup_shuffle or
  *      cl_intel_subgroups when present)
@@ -34,21 +34,17 @@
 #define CLPERM_SG_REQD 0
 #endif
 
-#define CLPERM_SG_IMPL_LOCAL 1
-#define CLPERM_SG_IMPL_KHR 2
-#define CLPERM_SG_IMPL_PTX 3
-
 #define CLPERM_CAT_(a, b) a##b
 #define CLPERM_CAT(a, b) CLPERM_CAT_(a, b)
 
-#if CLPERM_SG_IMPL == CLPERM_SG_IMPL_PTX && CLPERM_SG_WIDTH != 32
+#if CLPERM_SG_IMPL == CLPERM_SG_USE_PTX && CLPERM_SG_WIDTH != 32
 #error "the PTX subgroup implementation needs CLPERM_SG_WIDTH 32"
 #endif
-#if CLPERM_SG_IMPL != CLPERM_SG_IMPL_KHR && (CLPERM_WG_SIZE % CLPERM_SG_WIDTH) != 0
+#if CLPERM_SG_IMPL != CLPERM_SG_USE_KHR && (CLPERM_WG_SIZE % CLPERM_SG_WIDTH) != 0
 #error "CLPERM_WG_SIZE must be a multiple of CLPERM_SG_WIDTH"
 #endif
 
-#if CLPERM_SG_IMPL == CLPERM_SG_IMPL_KHR
+#if CLPERM_SG_IMPL == CLPERM_SG_USE_KHR
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
 #ifdef cl_khr_subgroup_shuffle
 #pragma OPENCL EXTENSION cl_khr_subgroup_shuffle : enable
@@ -59,7 +55,7 @@
 #endif
 
 /* Kernel attributes: the work-group size, and the subgroup size where it can be required. */
-#if CLPERM_SG_IMPL == CLPERM_SG_IMPL_KHR && CLPERM_SG_REQD
+#if CLPERM_SG_IMPL == CLPERM_SG_USE_KHR && CLPERM_SG_REQD
 #define CLPERM_KERNEL_ATTRS                                                                        \
     __attribute__((reqd_work_group_size(CLPERM_WG_SIZE, 1, 1)))                                    \
     __attribute__((intel_reqd_sub_group_size(CLPERM_SG_WIDTH)))
@@ -68,7 +64,7 @@
 #endif
 
 /* Upper bound on the number of subgroups in a work-group. */
-#if CLPERM_SG_IMPL == CLPERM_SG_IMPL_KHR
+#if CLPERM_SG_IMPL == CLPERM_SG_USE_KHR
 #define CLPERM_SG_MAX_COUNT CLPERM_WG_SIZE
 #else
 #define CLPERM_SG_MAX_COUNT (CLPERM_WG_SIZE / CLPERM_SG_WIDTH)
@@ -89,7 +85,7 @@
 
 /* ---- position ---------------------------------------------------------------------------- */
 
-#if CLPERM_SG_IMPL == CLPERM_SG_IMPL_KHR
+#if CLPERM_SG_IMPL == CLPERM_SG_USE_KHR
 inline uint clperm_sg_lane(void) { return get_sub_group_local_id(); }
 inline uint clperm_sg_id(void) { return get_sub_group_id(); }
 inline uint clperm_sg_size(void) { return get_sub_group_size(); }
@@ -102,7 +98,7 @@ inline uint clperm_sg_count(void) { return CLPERM_WG_SIZE / CLPERM_SG_WIDTH; }
 #endif
 
 /* ---- NVIDIA PTX primitives ------------------------------------------------------------------ */
-#if CLPERM_SG_IMPL == CLPERM_SG_IMPL_PTX
+#if CLPERM_SG_IMPL == CLPERM_SG_USE_PTX
 inline uint clperm__ptx_shfl_idx(uint x, uint src) {
     uint r;
     asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(src));
@@ -138,7 +134,7 @@ inline ulong clperm__ptx_shfl_xor64(ulong x, uint m) {
 
 /* ---- votes ---------------------------------------------------------------------------------- */
 
-#if CLPERM_SG_IMPL == CLPERM_SG_IMPL_LOCAL
+#if CLPERM_SG_IMPL == CLPERM_SG_USE_LOCAL
 /* Lowest lane of the subgroup whose predicate holds, or the subgroup size if none does. */
 inline uint clperm_sg_first_lane(int p, __local ulong *scr) {
     uint lid = (uint)get_local_id(0), lane = clperm_sg_lane(), base = lid - lane;
@@ -161,7 +157,7 @@ inline ulong clperm_sg_ballot(int p, __local ulong *scr) {
     for (uint i = 0; i < CLPERM_SG_WIDTH; i++) bits |= scr[base + i];
     return bits;
 }
-#elif CLPERM_SG_IMPL == CLPERM_SG_IMPL_KHR
+#elif CLPERM_SG_IMPL == CLPERM_SG_USE_KHR
 inline uint clperm_sg_first_lane(int p, __local ulong *scr) {
     return sub_group_reduce_min(p ? get_sub_group_local_id() : get_sub_group_size());
 }
@@ -189,7 +185,7 @@ inline ulong clperm_sg_ballot(int p, __local ulong *scr) { return clperm__ptx_ba
  * clperm_sg_reduce_add_<t>(x, scr)      x of every lane, summed, on every lane
  */
 
-#if CLPERM_SG_IMPL == CLPERM_SG_IMPL_LOCAL
+#if CLPERM_SG_IMPL == CLPERM_SG_USE_LOCAL
 
 #define CLPERM__SG_DEFINE(T, S)                                                                    \
     inline T clperm_sg_shuffle_##S(T x, uint src, __local ulong *scr) {                            \
@@ -221,7 +217,7 @@ inline ulong clperm_sg_ballot(int p, __local ulong *scr) { return clperm__ptx_ba
         return (T)scr[get_local_id(0) - clperm_sg_lane() + CLPERM_SG_WIDTH - 1];                   \
     }
 
-#elif CLPERM_SG_IMPL == CLPERM_SG_IMPL_KHR
+#elif CLPERM_SG_IMPL == CLPERM_SG_USE_KHR
 
 #if defined(cl_khr_subgroup_shuffle)
 #define CLPERM__KHR_SHUFFLE(T, x, src, scr) sub_group_shuffle(x, src)

@@ -3,9 +3,9 @@
  * Layout, the same on every device and on the host: the output is cut into blocks of
  * CLPERM_RNG_K * CLPERM_RNG_STEPS items; block g is drawn by the generator seeded with stream
  * stream + g, item (t, j) of the block (t = 0 .. STEPS - 1) being word j after the generator's
- * (t + 1)-th draw (two draws per item for u64 and double). CLPERM_RNG_OUT: 1 u32, 2 u64, 3 float,
- * 4 double (stored as integer bits, so no fp64 is needed). Launches may be split: first_block is
- * the launch's first block.
+ * (t + 1)-th draw (two draws per item for u64 and double). CLPERM_RNG_OUT is one of
+ * clperm_features.h's CLPERM_RNG_OUTPUT_* (u64 and double stored as integer bits, so no fp64 is
+ * needed). Launches may be split: first_block is the launch's first block.
  *
  * Two kernels compute the same items. The work-group kernel (GPUs) shares each generator among
  * k work-items through the device API, CLPERM_WG_SIZE / CLPERM_RNG_K generators per work-group;
@@ -19,17 +19,17 @@
 #error "CLPERM_RNG_OUT must be defined"
 #endif
 
-#if CLPERM_RNG_OUT == 1 || CLPERM_RNG_OUT == 3
+#if CLPERM_RNG_OUT == CLPERM_RNG_OUTPUT_U32 || CLPERM_RNG_OUT == CLPERM_RNG_OUTPUT_FLOAT
 #define CLPERM_RNG_ITEM uint
 #else
 #define CLPERM_RNG_ITEM ulong
 #endif
 
-#if CLPERM_RNG_OUT == 1
+#if CLPERM_RNG_OUT == CLPERM_RNG_OUTPUT_U32
 #define CLPERM_RNG_CONVERT(x) (x)
-#elif CLPERM_RNG_OUT == 3
+#elif CLPERM_RNG_OUT == CLPERM_RNG_OUTPUT_FLOAT
 #define CLPERM_RNG_CONVERT(x) clperm_rng_float_bits(x)
-#elif CLPERM_RNG_OUT == 2
+#elif CLPERM_RNG_OUT == CLPERM_RNG_OUTPUT_U64
 #define CLPERM_RNG_CONVERT(x) (x)
 #else
 #define CLPERM_RNG_CONVERT(x) clperm_rng_double_bits(x)
@@ -46,7 +46,7 @@ clperm_rng_fill(__global CLPERM_RNG_ITEM *out, ulong n, ulong seed, ulong stream
     ulong i = block * (CLPERM_RNG_K * CLPERM_RNG_STEPS) + r.j;
 #pragma unroll 4
     for (uint t = 0; t < CLPERM_RNG_STEPS; t++, i += CLPERM_RNG_K) {
-#if CLPERM_RNG_OUT == 1 || CLPERM_RNG_OUT == 3
+#if CLPERM_RNG_OUT == CLPERM_RNG_OUTPUT_U32 || CLPERM_RNG_OUT == CLPERM_RNG_OUTPUT_FLOAT
         uint v = CLPERM_RNG_CONVERT(clperm_rng_u32(&r));
 #else
         ulong v = CLPERM_RNG_CONVERT(clperm_rng_u64(&r));
@@ -120,7 +120,7 @@ clperm_rng_fill(__global CLPERM_RNG_ITEM *out, ulong n, ulong seed, ulong stream
         uint w[CLPERM_RNG_K][CLPERM_RNG_LANES];
         clperm_rng__draw_lanes(s, b);
         for (uint j = 0; j < CLPERM_RNG_K; j++) vstore8(s[j], 0, w[j]);
-#if CLPERM_RNG_OUT == 2 || CLPERM_RNG_OUT == 4
+#if CLPERM_RNG_OUT == CLPERM_RNG_OUTPUT_U64 || CLPERM_RNG_OUT == CLPERM_RNG_OUTPUT_DOUBLE
         uint lo[CLPERM_RNG_K][CLPERM_RNG_LANES];
         clperm_rng__draw_lanes(s, b);
         for (uint j = 0; j < CLPERM_RNG_K; j++) vstore8(s[j], 0, lo[j]);
@@ -129,7 +129,7 @@ clperm_rng_fill(__global CLPERM_RNG_ITEM *out, ulong n, ulong seed, ulong stream
             ulong i = (block0 + l) * per_block + t * CLPERM_RNG_K;
             uint m = i >= n ? 0 : n - i >= CLPERM_RNG_K ? CLPERM_RNG_K : (uint)(n - i);
             for (uint j = 0; j < m; j++) {
-#if CLPERM_RNG_OUT == 2 || CLPERM_RNG_OUT == 4
+#if CLPERM_RNG_OUT == CLPERM_RNG_OUTPUT_U64 || CLPERM_RNG_OUT == CLPERM_RNG_OUTPUT_DOUBLE
                 out[i + j] = CLPERM_RNG_CONVERT(CLPERM_RNG_JOIN64(w[j][l], lo[j][l]));
 #else
                 out[i + j] = CLPERM_RNG_CONVERT(w[j][l]);

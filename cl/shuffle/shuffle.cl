@@ -1,7 +1,7 @@
 /*
  * Bijective shuffle (Mitchell et al., Algorithm 1), compiled after cl/common/subgroup.h,
- * clperm_bijection.h and scan.cl (whose work-group scan, look-back and spine kernel it uses, with
- * CLPERM_T the type of output positions).
+ * clperm_bijection.h, cl/common/wg_scan.h and cl/common/lookback.h (with CLPERM_T the type of
+ * output positions).
  *
  * Every index i of the bijection's domain [0, domain) is evaluated once: w = f(i) is kept when
  * w < n, and the kept values, in increasing order of i, are the permutation. Output position j
@@ -10,11 +10,12 @@
  * Required: CLPERM_SHUF_ITEMS (domain indices per work-item per tile), CLPERM_SHUF_IDX (uint when
  * the domain fits 32 bits, else ulong), CLPERM_SHUF_WORD and CLPERM_SHUF_WORDS (an item is that
  * many words of that type). CLPERM_SHUF_PERM 1 writes the indices themselves (then src is unused
- * and the word type is the index type asked for). CLPERM_SCAN_SERIAL 1: one work-item per tile.
+ * and the word type is the index type asked for). CLPERM_SHUF_SERIAL 1: one work-item per tile.
  *
  * Three fusion levels (Section 6 of the paper):
  *   Bijective0  clperm_shuffle_transform, a device-wide scan of its flags, clperm_shuffle_scatter;
- *   Bijective1  clperm_shuffle_count, the spine scan, clperm_shuffle_downsweep (two passes);
+ *   Bijective1  clperm_shuffle_count, a device-wide scan of its counts, clperm_shuffle_downsweep
+ *               (two passes over the domain);
  *   Bijective2  clperm_shuffle_lookback: one pass, decoupled look-back between tiles.
  */
 #ifndef CLPERM_SHUF_ITEMS
@@ -23,7 +24,10 @@
 #ifndef CLPERM_SHUF_PERM
 #define CLPERM_SHUF_PERM 0
 #endif
-#if CLPERM_SHUF_ITEMS > 32 && !CLPERM_SCAN_SERIAL
+#ifndef CLPERM_SHUF_SERIAL
+#define CLPERM_SHUF_SERIAL 0
+#endif
+#if CLPERM_SHUF_ITEMS > 32 && !CLPERM_SHUF_SERIAL
 #error "CLPERM_SHUF_ITEMS: at most 32 in the work-group kernels (one bit each in a mask)"
 #endif
 
@@ -58,7 +62,7 @@ inline uint clperm__shuf_eval8(const clperm_bijection_key *key, ulong first, clp
 }
 #endif
 
-#if CLPERM_SCAN_SERIAL
+#if CLPERM_SHUF_SERIAL
 
 /* The tile's kept values, in order, into stage[0 .. count); returns count. */
 inline clperm_t clperm__shuf_compact(const clperm_bijection_key *key, ulong base, __local clperm_idx_t *stage,
@@ -131,7 +135,7 @@ inline clperm_word_t clperm__shuf_load(const __global clperm_word_t *src, __loca
 
 /* Work-items take consecutive output positions so that writes coalesce. Single-word items are read
  * into registers before the output offset is known, so that the reads overlap the look-back. */
-#define CLPERM__SHUF_PREFETCH (CLPERM_SHUF_WORDS == 1 && !CLPERM_SCAN_SERIAL)
+#define CLPERM__SHUF_PREFETCH (CLPERM_SHUF_WORDS == 1 && !CLPERM_SHUF_SERIAL)
 
 inline void clperm__shuf_prefetch(const __global clperm_word_t *src, __local const clperm_idx_t *stage,
                                   uint count, clperm_word_t v[CLPERM_SHUF_ITEMS]) {
@@ -200,7 +204,7 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_shuffle_lookback(const __global clperm_
     barrier(CLK_LOCAL_MEM_FENCE);
     uint tile = tile_sh;
     clperm_t count = clperm__shuf_compact(&key, (ulong)tile * CLPERM_SHUF_TILE, stage, sg_tot, scr);
-#if CLPERM_SCAN_SERIAL
+#if CLPERM_SHUF_SERIAL
     CLPERM__SHUF_EMIT(src, dst, stage, (uint)count, clperm__look_back_serial(tile, count, flags, vals, epoch));
 #else
     CLPERM__SHUF_EMIT(src, dst, stage, (uint)count,
@@ -237,7 +241,7 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_shuffle_count(CLPERM_BIJECTION_KEY_PARA
         }
 #endif
     }
-#if CLPERM_SCAN_SERIAL
+#if CLPERM_SHUF_SERIAL
     partials[get_group_id(0)] = acc;
 #else
     clperm_t total = clperm__wg_reduce(acc, sg_tot, scr);

@@ -74,7 +74,7 @@
 #else
 #define SORT_UNROLL
 #endif
-#if CLPERM_SORT_RANK == 2 && CLPERM_SG_IMPL != CLPERM_SG_IMPL_PTX
+#if CLPERM_SORT_RANK == 2 && CLPERM_SG_IMPL != CLPERM_SG_USE_PTX
 #error "match.any ranking needs the PTX subgroup implementation"
 #endif
 #if CLPERM_SORT_RANK == 3 && !defined(CLPERM_SORT_SUB)
@@ -365,9 +365,9 @@ SORT_UNROLL
 
 /* Subgroup barrier with local-memory ordering, the form each implementation has. */
 inline void sort_sg_sync(__local ulong *scr) {
-#if CLPERM_SG_IMPL == CLPERM_SG_IMPL_PTX
+#if CLPERM_SG_IMPL == CLPERM_SG_USE_PTX
     asm volatile("bar.warp.sync -1;" ::: "memory");
-#elif CLPERM_SG_IMPL == CLPERM_SG_IMPL_KHR
+#elif CLPERM_SG_IMPL == CLPERM_SG_USE_KHR
     sub_group_barrier(CLK_LOCAL_MEM_FENCE);
 #else
     barrier(CLK_LOCAL_MEM_FENCE);

@@ -19,7 +19,7 @@ static clperm_rng_family default_family(uint32_t k) {
 }
 
 static uint32_t default_k(const clperm_ctx *ctx) {
-    int k = clperm__tuning_for(&ctx->profile)->rng_k;
+    int k = ctx->tuning.rng_k;
     if (k) return (uint32_t)k;
     cl_uint w = ctx->profile.sg_width;
     return w >= 8 && w <= 64 && !(w & (w - 1)) ? w : 32;
@@ -46,9 +46,9 @@ static int warp_sync(const clperm_ctx *ctx, uint32_t k) {
     return ctx->profile.vendor == CLPERM_VENDOR_NVIDIA && (ctx->profile.device_type & CL_DEVICE_TYPE_GPU) && k <= 32;
 }
 
-static void spec_options(const clperm_ctx *ctx, const clperm_rng_spec *s, char *buf, size_t cap) {
-    snprintf(buf, cap, "-DCLPERM_RNG_FAMILY=%d -DCLPERM_RNG_K=%u -DCLPERM_RNG_WARP_SYNC=%d", (int)s->family, s->k,
-             warp_sync(ctx, s->k));
+static void spec_options(const clperm_ctx *ctx, const clperm_rng_spec *s, clperm__buf *o) {
+    clperm__buf_add(o, "-DCLPERM_RNG_FAMILY=%d -DCLPERM_RNG_K=%u -DCLPERM_RNG_WARP_SYNC=%d", (int)s->family, s->k,
+                    warp_sync(ctx, s->k));
 }
 
 clperm_status clperm_rng_build_options(clperm_ctx *ctx, const clperm_rng_spec *spec, char *buf, size_t cap) {
@@ -58,22 +58,26 @@ clperm_status clperm_rng_build_options(clperm_ctx *ctx, const clperm_rng_spec *s
     clperm_status st = resolve_spec(ctx, spec, &s);
     if (st == CLPERM_SUCCESS) {
         char opts[256];
-        spec_options(ctx, &s, opts, sizeof opts);
-        if (strlen(opts) + 1 > cap) st = CLPERM_ERROR_BUFFER_TOO_SMALL;
-        else memcpy(buf, opts, strlen(opts) + 1);
+        clperm__buf o = clperm__buf_on(opts, sizeof opts);
+        spec_options(ctx, &s, &o);
+        st = clperm__buf_status(&o);
+        if (st == CLPERM_SUCCESS && o.len + 1 > cap) st = CLPERM_ERROR_BUFFER_TOO_SMALL;
+        if (st == CLPERM_SUCCESS) memcpy(buf, opts, o.len + 1);
     }
     clperm__ctx_leave(ctx);
     return st;
 }
 
 static size_t fill_wg_size(const clperm_ctx *ctx, uint32_t k) {
-    if (clperm__rng_kernel(ctx) == 2) return 1;
-    size_t wg = (size_t)clperm__tuning_for(&ctx->profile)->rng_wg_size;
+    if (clperm__rng_kernel(ctx) == CLPERM_KERNEL_SERIAL) return 1;
+    size_t wg = (size_t)ctx->tuning.rng_wg_size;
     while (wg > ctx->profile.max_work_group_size && wg > k) wg /= 2;
     return wg < k ? k : wg;
 }
 
-#define ARG(kern, i, v) err = err != CL_SUCCESS ? err : clSetKernelArg(kern, i, sizeof(v), &(v))
+/* The fill's program: the tables, the generators, then the fill kernels. */
+static const char *const rng_texts[] = {clperm__cl_clperm_rng_tables_h, clperm__cl_clperm_rng_h, clperm__cl_rng_rng_cl};
+static const clperm__source rng_source = {"rng", 3, rng_texts, NULL};
 
 static clperm_status fill_checked(clperm_ctx *ctx, const clperm_rng_spec *spec, clperm_rng_output output, cl_mem dst,
                                   uint64_t n, uint64_t seed, uint64_t stream, cl_uint num_events,
@@ -83,23 +87,22 @@ static clperm_status fill_checked(clperm_ctx *ctx, const clperm_rng_spec *spec, 
     CLPERM_RETURN_IF(output < CLPERM_RNG_OUT_U32 || output > CLPERM_RNG_OUT_DOUBLE, CLPERM_ERROR_INVALID_TYPE);
     size_t size = output == CLPERM_RNG_OUT_U32 || output == CLPERM_RNG_OUT_FLOAT ? 4 : 8;
     size_t wg = fill_wg_size(ctx, s.k);
-    int serial = clperm__rng_kernel(ctx) == 2;
+    int serial = clperm__rng_kernel(ctx) == CLPERM_KERNEL_SERIAL;
     CLPERM_RETURN_IF(!serial && (wg < s.k || wg > ctx->profile.max_work_group_size), CLPERM_ERROR_UNSUPPORTED);
     CLPERM_TRY(clperm__check_events(num_events, events));
     CLPERM_TRY(clperm__check_buffer(ctx, dst, n, size, 1));
-    if (n == 0) return event ? clEnqueueMarkerWithWaitList(ctx->queue, num_events, events, event) : CLPERM_SUCCESS;
+    if (n == 0) return clperm__empty_call(ctx, num_events, events, event);
 
-    char options[384], spec_opts[256];
-    spec_options(ctx, &s, spec_opts, sizeof spec_opts);
-    snprintf(options, sizeof options,
-             "%s -DCLPERM_RNG_STEPS=%d -DCLPERM_RNG_OUT=%d -DCLPERM_WG_SIZE=%zu -DCLPERM_RNG_SERIAL=%d "
-             "-DCLPERM_RNG_LANES=%d",
-             spec_opts, CLPERM_RNG_FILL_STEPS, (int)output, wg, serial, SERIAL_LANES);
-    const char *texts[3] = {clperm__cl_clperm_rng_tables_h, clperm__cl_clperm_rng_h, clperm__cl_rng_rng_cl};
-    size_t lengths[3] = {clperm__cl_clperm_rng_tables_h_size, clperm__cl_clperm_rng_h_size, clperm__cl_rng_rng_cl_size};
-    clperm__source src = {"rng", 3, texts, lengths};
+    char options[512];
+    clperm__buf o = clperm__buf_on(options, sizeof options);
+    spec_options(ctx, &s, &o);
+    clperm__buf_add(&o,
+                    " -DCLPERM_RNG_STEPS=%d -DCLPERM_RNG_OUT=%d -DCLPERM_WG_SIZE=%zu -DCLPERM_RNG_SERIAL=%d "
+                    "-DCLPERM_RNG_LANES=%d",
+                    CLPERM_RNG_FILL_STEPS, (int)output, wg, serial, SERIAL_LANES);
+    CLPERM_TRY(clperm__buf_status(&o));
     cl_kernel kern;
-    CLPERM_TRY(clperm__kernel_get(ctx, &src, options, "clperm_rng_fill", &kern));
+    CLPERM_TRY(clperm__kernel_get(ctx, &rng_source, options, "clperm_rng_fill", &kern));
 
     uint64_t per_block = (uint64_t)s.k * CLPERM_RNG_FILL_STEPS, blocks = (n + per_block - 1) / per_block;
     uint64_t per_group = serial ? wg * SERIAL_LANES : wg / s.k, groups = (blocks + per_group - 1) / per_group;
@@ -109,14 +112,14 @@ static clperm_status fill_checked(clperm_ctx *ctx, const clperm_rng_spec *spec, 
     for (uint64_t g0 = 0; g0 < groups && st == CLPERM_SUCCESS; g0 += max_groups) {
         uint64_t g = groups - g0 < max_groups ? groups - g0 : max_groups;
         cl_ulong nn = n, sd = seed, str = stream, first = g0 * per_group;
-        cl_int err = CL_SUCCESS;
-        ARG(kern, 0, dst);
-        ARG(kern, 1, nn);
-        ARG(kern, 2, sd);
-        ARG(kern, 3, str);
-        ARG(kern, 4, first);
-        if (err != CL_SUCCESS) {
-            st = err;
+        clperm__args a = {kern, 0, CL_SUCCESS};
+        CLPERM__ARG(a, dst);
+        CLPERM__ARG(a, nn);
+        CLPERM__ARG(a, sd);
+        CLPERM__ARG(a, str);
+        CLPERM__ARG(a, first);
+        if (a.err != CL_SUCCESS) {
+            st = a.err;
             break;
         }
         size_t global = (size_t)g * wg;

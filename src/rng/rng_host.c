@@ -251,14 +251,21 @@ static char device_source[64 * 1024];
 static size_t device_source_len;
 static pthread_once_t device_source_once = PTHREAD_ONCE_INIT;
 
+/* The device header for users' kernels: clperm_features.h, the tables and clperm_rng.h, in order. */
 static void device_source_init(void) {
-    size_t a = clperm__cl_clperm_rng_tables_h_size, b = clperm__cl_clperm_rng_h_size;
-    if (a + b + 2 > sizeof device_source) return;
-    memcpy(device_source, clperm__cl_clperm_rng_tables_h, a);
-    device_source[a] = '\n';
-    memcpy(device_source + a + 1, clperm__cl_clperm_rng_h, b);
-    device_source[a + 1 + b] = 0;
-    device_source_len = a + 1 + b;
+    const char *const texts[3] = {clperm__cl_clperm_features_h, clperm__cl_clperm_rng_tables_h,
+                                  clperm__cl_clperm_rng_h};
+    const size_t lengths[3] = {clperm__cl_clperm_features_h_size, clperm__cl_clperm_rng_tables_h_size,
+                               clperm__cl_clperm_rng_h_size};
+    size_t len = 0;
+    for (int i = 0; i < 3; i++) {
+        if (len + lengths[i] + 2 > sizeof device_source) return;
+        memcpy(device_source + len, texts[i], lengths[i]);
+        len += lengths[i];
+        device_source[len++] = '\n';
+    }
+    device_source[len] = 0;
+    device_source_len = len;
 }
 
 const char *clperm_rng_device_source(size_t *length) {

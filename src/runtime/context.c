@@ -95,13 +95,14 @@ clperm_status clperm_ctx_create(clperm_ctx **out, cl_context context, cl_device_
         free(ctx);
         return CLPERM_ERROR_OUT_OF_HOST_MEMORY;
     }
+    clperm__tuning_init(&ctx->profile, &ctx->tuning);
     ctx->magic = CTX_MAGIC;
     ctx->platform = platform;
     ctx->context = context;
     ctx->device = device;
     ctx->queue = queue;
     ctx->disk_cache = clperm__diskcache_default_dir(ctx->cache_dir, sizeof ctx->cache_dir);
-    ctx->scan_epoch = 1;
+    ctx->lookback.epoch = 1;
     ctx->sort_epoch = 1;
     if (!registry_add(ctx)) {
         pthread_mutex_destroy(&ctx->lock);
@@ -134,10 +135,9 @@ void clperm_ctx_free(clperm_ctx *ctx) {
         free(p);
         p = next;
     }
-    clperm__scratch_release(&ctx->scan_counter);
-    clperm__scratch_release(&ctx->scan_flags);
-    clperm__scratch_release(&ctx->scan_values);
+    clperm__lookback_release(&ctx->lookback);
     clperm__scratch_release(&ctx->scan_partials);
+    clperm__scratch_release(&ctx->shuffle_counts);
     clperm__scratch_release(&ctx->sort_counter);
     clperm__scratch_release(&ctx->sort_status);
     clperm__scratch_release(&ctx->sort_hist);
@@ -188,171 +188,28 @@ clperm_status clperm_ctx_counter(const clperm_ctx *ctx, clperm_counter counter, 
     return CLPERM_SUCCESS;
 }
 
-/* ---- parameters ---- */
-
-clperm_status clperm_param_bounds(clperm_param param, int *lo, int *hi) {
-    CLPERM_RETURN_IF(!lo || !hi, CLPERM_ERROR_INVALID_ARGUMENT);
-    int l, h;
-    switch (param) {
-    case CLPERM_PARAM_SCAN_ALGORITHM: l = 1, h = 2; break;
-    case CLPERM_PARAM_SG_IMPL: l = CLPERM_SG_IMPL_LOCAL, h = CLPERM_SG_IMPL_PTX; break;
-    case CLPERM_PARAM_SG_WIDTH: l = 1, h = 64; break;
-    case CLPERM_PARAM_SCAN_WG_SIZE: l = 4, h = 1024; break;
-    case CLPERM_PARAM_SCAN_ITEMS: l = 1, h = 65536; break;
-    case CLPERM_PARAM_DISK_CACHE: l = 0, h = 1; break;
-    case CLPERM_PARAM_SCAN_KERNEL: l = 1, h = 2; break;
-    case CLPERM_PARAM_SHUFFLE_FUSION: l = 1, h = 3; break;
-    case CLPERM_PARAM_SHUFFLE_KERNEL: l = 1, h = 2; break;
-    case CLPERM_PARAM_SHUFFLE_WG_SIZE: l = 4, h = 1024; break;
-    case CLPERM_PARAM_SHUFFLE_ITEMS: l = 1, h = 65536; break;
-    case CLPERM_PARAM_SORT_WIDTH: l = 1, h = 64; break;
-    case CLPERM_PARAM_SORT_TILES: l = 1, h = 64; break;
-    case CLPERM_PARAM_RNG_KERNEL: l = 1, h = 2; break;
-    case CLPERM_PARAM_SORT_ALGORITHM: l = 1, h = 2; break;
-    case CLPERM_PARAM_SORT_KERNEL: l = 1, h = 2; break;
-    case CLPERM_PARAM_SORT_RANK: l = 1, h = 3; break;
-    case CLPERM_PARAM_SORT_DIGIT_BITS: l = 1, h = 8; break;
-    case CLPERM_PARAM_SORT_WG_SIZE: l = 32, h = 1024; break;
-    case CLPERM_PARAM_SORT_ITEMS: l = 1, h = 65536; break;
-    default: return CLPERM_ERROR_INVALID_PARAM;
-    }
-    *lo = l;
-    *hi = h;
-    return CLPERM_SUCCESS;
-}
-
-static int pow2(int v) { return v > 0 && !(v & (v - 1)); }
+/* ---- parameters (bounds, names and the device's choices are in tuning.c) ---- */
 
 clperm_status clperm_ctx_set_param(clperm_ctx *ctx, clperm_param param, int value) {
-    int lo, hi;
-    CLPERM_TRY(clperm_param_bounds(param, &lo, &hi));
-    int is_auto = value == 0 && param != CLPERM_PARAM_DISK_CACHE;
-    if (!is_auto) {
-        CLPERM_RETURN_IF(value < lo || value > hi, CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
-        CLPERM_RETURN_IF((param == CLPERM_PARAM_SG_WIDTH || param == CLPERM_PARAM_SCAN_WG_SIZE ||
-                          param == CLPERM_PARAM_SHUFFLE_WG_SIZE || param == CLPERM_PARAM_SORT_WIDTH ||
-                          param == CLPERM_PARAM_SORT_TILES || param == CLPERM_PARAM_SORT_WG_SIZE) &&
-                             !pow2(value),
-                         CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
-    }
     CLPERM_TRY(clperm__ctx_enter(ctx));
-    clperm_status st = CLPERM_SUCCESS;
-    if (!is_auto && param == CLPERM_PARAM_SG_IMPL && !(ctx->profile.sg_impls_available & (1u << value)))
-        st = CLPERM_ERROR_UNSUPPORTED;
-    else if (!is_auto && (param == CLPERM_PARAM_SCAN_WG_SIZE || param == CLPERM_PARAM_SHUFFLE_WG_SIZE ||
-                           param == CLPERM_PARAM_SORT_WIDTH || param == CLPERM_PARAM_SORT_WG_SIZE) &&
-             (size_t)value > ctx->profile.max_work_group_size)
-        st = CLPERM_ERROR_UNSUPPORTED;
-    else if (param == CLPERM_PARAM_DISK_CACHE)
-        ctx->disk_cache = value && ctx->cache_dir[0];
-    else
-        ctx->params[param] = value;
+    clperm_status st = clperm__param_check(&ctx->profile, param, value);
+    if (st == CLPERM_SUCCESS) {
+        if (param == CLPERM_PARAM_DISK_CACHE)
+            ctx->disk_cache = value && ctx->cache_dir[0];
+        else
+            ctx->params[param] = value;
+    }
     clperm__ctx_leave(ctx);
     return st;
 }
 
-int clperm__scan_kernel(const clperm_ctx *ctx) {
-    int k = ctx->params[CLPERM_PARAM_SCAN_KERNEL];
-    return k ? k : clperm__tuning_for(&ctx->profile)->scan_kernel;
-}
-
-/* Work-group size of the work-group scan kernels (and of the subgroup layer's builds). */
-static int workgroup_wg_size(const clperm_ctx *ctx) {
-    int wg = ctx->params[CLPERM_PARAM_SCAN_WG_SIZE];
-    if (!wg) {
-        wg = clperm__tuning_for(&ctx->profile)->scan_wg_size;
-        while ((size_t)wg > ctx->profile.max_work_group_size && wg > 1) wg >>= 1;
-    }
-    return wg;
-}
-
-int clperm__scan_wg_size(const clperm_ctx *ctx) {
-    return clperm__scan_kernel(ctx) == 2 ? 1 : workgroup_wg_size(ctx);
-}
-
-int clperm__scan_items(const clperm_ctx *ctx, clperm_type type) {
-    const clperm__tuning *tune = clperm__tuning_for(&ctx->profile);
-    int u64 = type == CLPERM_TYPE_U64;
-    int items = ctx->params[CLPERM_PARAM_SCAN_ITEMS];
-    if (clperm__scan_kernel(ctx) == 2) return items ? items : (u64 ? tune->scan_serial_u64 : tune->scan_serial_u32);
-    if (!items) items = u64 ? tune->scan_items_u64 : tune->scan_items_u32;
-    return items <= 64 ? items : 64;
-}
-
-int clperm__shuffle_kernel(const clperm_ctx *ctx) {
-    int k = ctx->params[CLPERM_PARAM_SHUFFLE_KERNEL];
-    return k ? k : clperm__tuning_for(&ctx->profile)->shuffle_kernel;
-}
-
-int clperm__rng_kernel(const clperm_ctx *ctx) {
-    int k = ctx->params[CLPERM_PARAM_RNG_KERNEL];
-    return k ? k : clperm__tuning_for(&ctx->profile)->rng_kernel;
-}
-
-int clperm__shuffle_wg_size(const clperm_ctx *ctx) {
-    if (clperm__shuffle_kernel(ctx) == 2) return 1;
-    int wg = ctx->params[CLPERM_PARAM_SHUFFLE_WG_SIZE];
-    if (!wg) {
-        wg = clperm__tuning_for(&ctx->profile)->shuffle_wg_size;
-        while ((size_t)wg > ctx->profile.max_work_group_size && wg > 1) wg >>= 1;
-    }
-    return wg;
-}
-
-int clperm__shuffle_items(const clperm_ctx *ctx) {
-    const clperm__tuning *tune = clperm__tuning_for(&ctx->profile);
-    int items = ctx->params[CLPERM_PARAM_SHUFFLE_ITEMS];
-    if (clperm__shuffle_kernel(ctx) == 2) return items ? items : tune->shuffle_serial_items;
-    if (!items) items = tune->shuffle_items;
-    return items <= 32 ? items : 32;
-}
-
-int clperm__shuffle_fusion(const clperm_ctx *ctx) {
-    int f = ctx->params[CLPERM_PARAM_SHUFFLE_FUSION];
-    return f ? f : (ctx->profile.forward_progress ? 3 : 2);
-}
-
 clperm_status clperm_ctx_get_param(const clperm_ctx *ctx, clperm_param param, int *value) {
     CLPERM_RETURN_IF(!value, CLPERM_ERROR_INVALID_ARGUMENT);
-    int lo, hi;
-    CLPERM_TRY(clperm_param_bounds(param, &lo, &hi));
+    CLPERM_RETURN_IF(!clperm_param_name(param), CLPERM_ERROR_INVALID_PARAM);
     clperm_ctx *c = (clperm_ctx *)ctx;
     CLPERM_TRY(clperm__ctx_enter(c));
-    clperm_sg_impl impl;
-    cl_uint width;
-    clperm__sg_choice(c, (size_t)workgroup_wg_size(c), &impl, &width);
-    int v = c->params[param];
-    switch (param) {
-    case CLPERM_PARAM_SCAN_ALGORITHM: v = v ? v : (c->profile.forward_progress ? 2 : 1); break;
-    case CLPERM_PARAM_SG_IMPL: v = (int)impl; break;
-    case CLPERM_PARAM_SG_WIDTH: v = (int)width; break;
-    case CLPERM_PARAM_SCAN_WG_SIZE: v = clperm__scan_wg_size(c); break;
-    case CLPERM_PARAM_SCAN_ITEMS: v = clperm__scan_items(c, CLPERM_TYPE_U32); break;
-    case CLPERM_PARAM_DISK_CACHE: v = c->disk_cache; break;
-    case CLPERM_PARAM_SCAN_KERNEL: v = clperm__scan_kernel(c); break;
-    case CLPERM_PARAM_SHUFFLE_FUSION: v = clperm__shuffle_fusion(c); break;
-    case CLPERM_PARAM_SHUFFLE_KERNEL: v = clperm__shuffle_kernel(c); break;
-    case CLPERM_PARAM_SHUFFLE_WG_SIZE: v = clperm__shuffle_wg_size(c); break;
-    case CLPERM_PARAM_SHUFFLE_ITEMS: v = clperm__shuffle_items(c); break;
-    case CLPERM_PARAM_SORT_WIDTH: v = clperm__sort_width(c); break;
-    case CLPERM_PARAM_RNG_KERNEL: v = clperm__rng_kernel(c); break;
-    case CLPERM_PARAM_SORT_ALGORITHM:
-    case CLPERM_PARAM_SORT_KERNEL:
-    case CLPERM_PARAM_SORT_RANK:
-    case CLPERM_PARAM_SORT_DIGIT_BITS:
-    case CLPERM_PARAM_SORT_WG_SIZE:
-    case CLPERM_PARAM_SORT_ITEMS: v = clperm__radix_param(c, param); break;
-    default: break;
-    }
+    int v = clperm__param_value(c, param);
     clperm__ctx_leave(c);
     *value = v;
     return CLPERM_SUCCESS;
-}
-
-int clperm__sort_width(const clperm_ctx *ctx) {
-    int w = ctx->params[CLPERM_PARAM_SORT_WIDTH];
-    if (w) return w;
-    w = 1;
-    while (w < 64 && (cl_uint)w * 2 <= ctx->profile.banks) w *= 2;
-    return w;
 }

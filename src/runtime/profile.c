@@ -1,4 +1,4 @@
-/* The device profile (decided once per context) and the per-device parameter table. */
+/* The device profile, decided once per context. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,39 +6,6 @@
 #include <CL/cl_ext.h>
 
 #include "internal.h"
-
-const char *clperm_vendor_name(clperm_vendor v) {
-    switch (v) {
-    case CLPERM_VENDOR_NVIDIA: return "NVIDIA";
-    case CLPERM_VENDOR_AMD: return "AMD";
-    case CLPERM_VENDOR_INTEL: return "Intel";
-    case CLPERM_VENDOR_POCL: return "PoCL";
-    case CLPERM_VENDOR_OCLGRIND: return "Oclgrind";
-    default: return "other";
-    }
-}
-
-const char *clperm_sg_source_name(clperm_sg_source s) {
-    switch (s) {
-    case CLPERM_SG_SOURCE_EMULATED: return "emulated";
-    case CLPERM_SG_SOURCE_KHR: return "cl_khr_subgroups";
-    case CLPERM_SG_SOURCE_INTEL: return "CL_DEVICE_SUB_GROUP_SIZES_INTEL";
-    case CLPERM_SG_SOURCE_NV: return "CL_DEVICE_WARP_SIZE_NV";
-    case CLPERM_SG_SOURCE_AMD: return "CL_DEVICE_WAVEFRONT_WIDTH_AMD";
-    case CLPERM_SG_SOURCE_ENV: return "CLPERM_SUBGROUP_WIDTH";
-    case CLPERM_SG_SOURCE_PARAM: return "parameter";
-    default: return "unknown";
-    }
-}
-
-const char *clperm_sg_impl_name(clperm_sg_impl i) {
-    switch (i) {
-    case CLPERM_SG_IMPL_LOCAL: return "local";
-    case CLPERM_SG_IMPL_KHR: return "khr";
-    case CLPERM_SG_IMPL_PTX: return "ptx";
-    default: return "unknown";
-    }
-}
 
 static int has_word(const char *list, const char *word) {
     size_t n = strlen(word);
@@ -50,38 +17,6 @@ static int has_word(const char *list, const char *word) {
 static int contains(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
 
 static int is_pow2(cl_uint x) { return x && !(x & (x - 1)); }
-
-/* ---- the parameter table: most specific row first, a generic row last ---- */
-typedef struct tuning_row {
-    clperm_vendor vendor; /* CLPERM_VENDOR_OTHER matches any vendor */
-    cl_device_type type;  /* 0 matches any type */
-    clperm__tuning t;
-} tuning_row;
-
-static const tuning_row tuning_table[] = {
-    /* vendor              type                kernel wg items u32/u64 stage serial u32/u64 groups/CU,
-     *                                         shuffle kernel wg items serial, sort aspect and algorithm,
-     *                                         rng work-group size, k (0: the subgroup width) and kernel,
-     *                                         device-wide sort kernel, wg, items u32/u64, rank, digit bits */
-    {CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, {1, 256, 31, 15, 1, 4096, 2048, 8, 1, 256, 8, 4096, 4, 1, 256, 0, 1, 1, 256, 16, 12, 1, 8}},
-    {CLPERM_VENDOR_AMD, CL_DEVICE_TYPE_GPU, {1, 256, 15, 7, 1, 4096, 2048, 8, 1, 256, 16, 4096, 1, 1, 256, 0, 1, 1, 256, 16, 8, 1, 8}},
-    {CLPERM_VENDOR_INTEL, CL_DEVICE_TYPE_GPU, {1, 256, 11, 5, 1, 4096, 2048, 8, 1, 256, 8, 4096, 1, 1, 256, 0, 1, 1, 256, 16, 8, 1, 8}},
-    {CLPERM_VENDOR_OCLGRIND, 0, {1, 64, 4, 4, 1, 256, 256, 2, 1, 64, 4, 256, 1, 1, 64, 8, 1, 1, 64, 4, 4, 1, 8}},
-    {CLPERM_VENDOR_OTHER, CL_DEVICE_TYPE_GPU, {1, 256, 9, 5, 1, 4096, 2048, 4, 1, 256, 8, 4096, 1, 1, 256, 0, 1, 1, 256, 12, 8, 1, 8}},
-    {CLPERM_VENDOR_OTHER, CL_DEVICE_TYPE_CPU, {2, 64, 16, 16, 0, 8192, 4096, 4, 2, 64, 16, 4096, 1, 2, 64, 32, 2, 2, 64, 8, 8, 1, 8}},
-    {CLPERM_VENDOR_OTHER, 0, {1, 64, 8, 8, 1, 4096, 2048, 4, 1, 64, 8, 4096, 1, 1, 64, 0, 1, 1, 64, 8, 8, 1, 8}},
-};
-
-const clperm__tuning *clperm__tuning_for(const clperm_profile *p) {
-    size_t rows = sizeof tuning_table / sizeof tuning_table[0];
-    for (size_t i = 0; i < rows; i++) {
-        const tuning_row *r = &tuning_table[i];
-        if (r->vendor != CLPERM_VENDOR_OTHER && r->vendor != p->vendor) continue;
-        if (r->type && !(r->type & p->device_type)) continue;
-        return &r->t;
-    }
-    return &tuning_table[rows - 1].t;
-}
 
 #define DEV_INFO(param, var) clGetDeviceInfo(device, param, sizeof(var), &(var), NULL)
 #define DEV_STR(param, buf)                                                                        \

@@ -6,6 +6,27 @@
 
 #include "internal.h"
 
+/* The texts a program compiles: clperm_features.h first, then the source's own. */
+#define MAX_TEXTS 16
+
+typedef struct program_texts {
+    cl_uint count;
+    const char *texts[MAX_TEXTS];
+    size_t lengths[MAX_TEXTS];
+} program_texts;
+
+static clperm_status gather_texts(const clperm__source *src, program_texts *out) {
+    CLPERM_RETURN_IF(src->count < 0 || src->count + 1 > MAX_TEXTS, CLPERM_ERROR_INVALID_ARGUMENT);
+    out->count = (cl_uint)src->count + 1;
+    out->texts[0] = clperm__cl_clperm_features_h;
+    out->lengths[0] = clperm__cl_clperm_features_h_size;
+    for (int i = 0; i < src->count; i++) {
+        out->texts[i + 1] = src->texts[i];
+        out->lengths[i + 1] = src->lengths ? src->lengths[i] : strlen(src->texts[i]);
+    }
+    return CLPERM_SUCCESS;
+}
+
 static uint64_t memory_key(const clperm__source *src, const char *options) {
     clperm__hash hs;
     clperm__hash_init(&hs);
@@ -15,10 +36,11 @@ static uint64_t memory_key(const clperm__source *src, const char *options) {
 }
 
 /* Everything that can change the binary, as text: the disk cache compares it in full. */
-static char *disk_key(const clperm_ctx *ctx, const clperm__source *src, const char *options) {
+static char *disk_key(const clperm_ctx *ctx, const clperm__source *src, const program_texts *pt,
+                      const char *options) {
     clperm__hash hs;
     clperm__hash_init(&hs);
-    for (int i = 0; i < src->count; i++) clperm__hash_bytes(&hs, src->texts[i], src->lengths[i]);
+    for (cl_uint i = 0; i < pt->count; i++) clperm__hash_bytes(&hs, pt->texts[i], pt->lengths[i]);
     const clperm_profile *p = &ctx->profile;
     size_t cap = strlen(options) + 1024;
     char *key = malloc(cap);
@@ -81,14 +103,15 @@ static void to_disk(clperm_ctx *ctx, cl_program prog, const char *key) {
 static clperm_status build(clperm_ctx *ctx, const clperm__source *src, const char *options, cl_program *out) {
     char *key = NULL;
     cl_program prog = NULL;
+    program_texts pt;
+    CLPERM_TRY(gather_texts(src, &pt));
     if (ctx->disk_cache) {
-        key = disk_key(ctx, src, options);
+        key = disk_key(ctx, src, &pt, options);
         if (key) prog = from_binary(ctx, key, options);
     }
     if (!prog) {
         cl_int err;
-        prog = clCreateProgramWithSource(ctx->context, (cl_uint)src->count, (const char **)src->texts,
-                                         src->lengths, &err);
+        prog = clCreateProgramWithSource(ctx->context, pt.count, pt.texts, pt.lengths, &err);
         if (!prog) {
             free(key);
             return err;
@@ -113,9 +136,10 @@ static clperm_status build(clperm_ctx *ctx, const clperm__source *src, const cha
 clperm_status clperm__kernel_get(clperm_ctx *ctx, const clperm__source *src, const char *caller_options,
                                  const char *name, cl_kernel *out) {
     /* Defines every program gets from the device profile. */
-    char options[1024];
-    snprintf(options, sizeof options, "-DCLPERM_NVIDIA=%d %s", ctx->profile.vendor == CLPERM_VENDOR_NVIDIA,
-             caller_options);
+    char options[2048];
+    clperm__buf o = clperm__buf_on(options, sizeof options);
+    clperm__buf_add(&o, "-DCLPERM_NVIDIA=%d %s", ctx->profile.vendor == CLPERM_VENDOR_NVIDIA, caller_options);
+    CLPERM_TRY(clperm__buf_status(&o));
     uint64_t key = memory_key(src, options);
     clperm__program *p = ctx->programs;
     while (p && !(p->key == key && strcmp(p->options, options) == 0)) p = p->next;
@@ -158,14 +182,14 @@ clperm_status clperm__kernel_get(clperm_ctx *ctx, const clperm__source *src, con
     return CLPERM_SUCCESS;
 }
 
-static void sg_options(const clperm_ctx *ctx, size_t wg, clperm_sg_impl impl, cl_uint width,
-                       const char *options, char *buf, size_t cap) {
-    buf[0] = 0;
-    clperm__appendf(buf, cap, "-DCLPERM_WG_SIZE=%zu -DCLPERM_SG_IMPL=%d -DCLPERM_SG_WIDTH=%u", wg,
-                    (int)impl, width);
+static clperm_status sg_options(const clperm_ctx *ctx, size_t wg, clperm_sg_impl impl, cl_uint width,
+                                const char *options, char *buf, size_t cap) {
+    clperm__buf o = clperm__buf_on(buf, cap);
+    clperm__buf_add(&o, "-DCLPERM_WG_SIZE=%zu -DCLPERM_SG_IMPL=%d -DCLPERM_SG_WIDTH=%u", wg, (int)impl, width);
     if (impl == CLPERM_SG_IMPL_KHR && ctx->profile.sg_source == CLPERM_SG_SOURCE_INTEL)
-        clperm__appendf(buf, cap, " -DCLPERM_SG_REQD=1");
-    clperm__appendf(buf, cap, " %s", options);
+        clperm__buf_add(&o, " -DCLPERM_SG_REQD=1");
+    clperm__buf_add(&o, " %s", options);
+    return clperm__buf_status(&o);
 }
 
 clperm_status clperm__sg_kernel_get(clperm_ctx *ctx, const clperm__source *src, const char *options,
@@ -174,8 +198,8 @@ clperm_status clperm__sg_kernel_get(clperm_ctx *ctx, const clperm__source *src, 
         clperm_sg_impl impl;
         cl_uint width;
         clperm__sg_choice(ctx, wg, &impl, &width);
-        char opts[1024];
-        sg_options(ctx, wg, impl, width, options, opts, sizeof opts);
+        char opts[1536];
+        CLPERM_TRY(sg_options(ctx, wg, impl, width, options, opts, sizeof opts));
         CLPERM_TRY(clperm__kernel_get(ctx, src, opts, name, out));
         if (impl != CLPERM_SG_IMPL_KHR) return CLPERM_SUCCESS;
         /* Hardware subgroups: the runtime says which width the kernel really runs with. */
@@ -204,7 +228,9 @@ clperm_status clperm__sg_kernel_get(clperm_ctx *ctx, const clperm__source *src, 
 clperm_status clperm__tile_kernel_get(clperm_ctx *ctx, const clperm__source *src, const char *options, int serial,
                                       size_t wg_size, const char *name, cl_kernel *out) {
     if (!serial) return clperm__sg_kernel_get(ctx, src, options, wg_size, name, out);
-    char opts[1024];
-    snprintf(opts, sizeof opts, "-DCLPERM_WG_SIZE=1 -DCLPERM_SG_IMPL=1 -DCLPERM_SG_WIDTH=1 %s", options);
+    char opts[1536];
+    clperm__buf o = clperm__buf_on(opts, sizeof opts);
+    clperm__buf_add(&o, "-DCLPERM_WG_SIZE=1 -DCLPERM_SG_IMPL=%d -DCLPERM_SG_WIDTH=1 %s", CLPERM_SG_USE_LOCAL, options);
+    CLPERM_TRY(clperm__buf_status(&o));
     return clperm__kernel_get(ctx, src, opts, name, out);
 }

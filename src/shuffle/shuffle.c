@@ -6,12 +6,16 @@
 
 #include "internal.h"
 
-static const char *const shuffle_texts[4] = {clperm__cl_common_subgroup_h, clperm__cl_clperm_bijection_h,
-                                             clperm__cl_scan_scan_cl, clperm__cl_shuffle_shuffle_cl};
+/* The shuffle's program: the subgroup layer, the bijections, work-group sums, look-back, then the
+ * shuffle kernels. */
+static const char *const shuffle_texts[] = {clperm__cl_common_subgroup_h, clperm__cl_clperm_bijection_h,
+                                            clperm__cl_common_wg_scan_h, clperm__cl_common_lookback_h,
+                                            clperm__cl_shuffle_shuffle_cl};
+static const clperm__source shuffle_source = {"shuffle", 5, shuffle_texts, NULL};
 
 typedef struct shuffle_plan {
     clperm_bijection_key key;
-    int fusion; /* 1, 2, 3: Bijective0, 1, 2 */
+    int fusion; /* a clperm_shuffle_fusion */
     int serial;
     size_t wg;
     int items;
@@ -37,7 +41,7 @@ static clperm_status plan_shuffle(const clperm_ctx *ctx, uint64_t n, size_t elem
                                   uint64_t seed, const clperm_shuffle_opts *opts, shuffle_plan *p) {
     CLPERM_TRY(clperm_bijection_init(&p->key, n, seed, opts));
     p->fusion = clperm__shuffle_fusion(ctx);
-    p->serial = clperm__shuffle_kernel(ctx) == 2;
+    p->serial = clperm__shuffle_kernel(ctx) == CLPERM_KERNEL_SERIAL;
     p->wg = (size_t)clperm__shuffle_wg_size(ctx);
     p->items = clperm__shuffle_items(ctx);
     p->wide = p->key.bits > 32;
@@ -60,35 +64,33 @@ static clperm_status plan_shuffle(const clperm_ctx *ctx, uint64_t n, size_t elem
     }
     CLPERM_RETURN_IF(p->tiles >= UINT32_MAX / 4, CLPERM_ERROR_SIZE_OVERFLOW);
     const char *t = p->wide ? "ulong" : "uint";
-    int n_opts = snprintf(p->options, sizeof p->options,
-                          "-DCLPERM_T=%s -DCLPERM_TS=%s -DCLPERM_SCAN_ITEMS=1 -DCLPERM_SCAN_STAGE=0 "
-                          "-DCLPERM_SCAN_SERIAL=%d -DCLPERM_SHUF_ITEMS=%d -DCLPERM_SHUF_IDX=%s "
-                          "-DCLPERM_SHUF_WORD=%s -DCLPERM_SHUF_WORDS=%llu -DCLPERM_SHUF_PERM=%d "
-                          "-DCLPERM_BIJECTION_KIND=%u",
-                          t, p->wide ? "u64" : "u32", p->serial, p->items, t, word_type(p->word_bytes),
-                          (unsigned long long)p->words, perm_type != 0, p->key.kind);
-    if (p->key.kind != CLPERM_BIJ_LCG)
-        n_opts += snprintf(p->options + n_opts, sizeof p->options - (size_t)n_opts, " -DCLPERM_BIJECTION_ROUNDS=%u",
-                           p->key.rounds);
+    clperm__buf o = clperm__buf_on(p->options, sizeof p->options);
+    clperm__buf_add(&o,
+                    "-DCLPERM_T=%s -DCLPERM_TS=%s "
+                    "-DCLPERM_SHUF_SERIAL=%d -DCLPERM_SHUF_ITEMS=%d -DCLPERM_SHUF_IDX=%s "
+                    "-DCLPERM_SHUF_WORD=%s -DCLPERM_SHUF_WORDS=%llu -DCLPERM_SHUF_PERM=%d "
+                    "-DCLPERM_BIJECTION_KIND=%u",
+                    t, p->wide ? "u64" : "u32", p->serial, p->items, t, word_type(p->word_bytes),
+                    (unsigned long long)p->words, perm_type != 0, p->key.kind);
+    if (p->key.kind != CLPERM_BIJ_LCG) clperm__buf_add(&o, " -DCLPERM_BIJECTION_ROUNDS=%u", p->key.rounds);
     /* Serial kernels, and any kernel on a CPU, run the Feistel on eight indices at a time in vector
      * lanes. */
     if (p->key.kind == CLPERM_BIJ_FEISTEL && p->items % 8 == 0 &&
         (p->serial || (ctx->profile.device_type & CL_DEVICE_TYPE_CPU)))
-        n_opts += snprintf(p->options + n_opts, sizeof p->options - (size_t)n_opts, " -DCLPERM_SHUF_VEC8=1");
-    if (p->key.kind == CLPERM_BIJ_FEISTEL && p->key.radix <= 0x10000u)
-        snprintf(p->options + n_opts, sizeof p->options - (size_t)n_opts, " -DCLPERM_FEISTEL_RADIX16=1");
-    return CLPERM_SUCCESS;
+        clperm__buf_add(&o, " -DCLPERM_SHUF_VEC8=1");
+    if (p->key.kind == CLPERM_BIJ_FEISTEL && p->key.radix <= 0x10000u) clperm__buf_add(&o, " -DCLPERM_FEISTEL_RADIX16=1");
+    return clperm__buf_status(&o);
 }
 
 static clperm_status kernel(clperm_ctx *ctx, const shuffle_plan *p, const char *name, cl_kernel *out) {
-    size_t lengths[4] = {clperm__cl_common_subgroup_h_size, clperm__cl_clperm_bijection_h_size,
-                         clperm__cl_scan_scan_cl_size, clperm__cl_shuffle_shuffle_cl_size};
-    clperm__source src = {"shuffle", 4, shuffle_texts, lengths};
-    return clperm__tile_kernel_get(ctx, &src, p->options, p->serial, p->wg, name, out);
+    return clperm__tile_kernel_get(ctx, &shuffle_source, p->options, p->serial, p->wg, name, out);
 }
 
-#define ARG(k, i, v) err = err != CL_SUCCESS ? err : clSetKernelArg(k, i, sizeof(v), &(v))
-#define KEY(k, i, key) err = err != CL_SUCCESS ? err : clperm_bijection_set_kernel_args(k, i, &(key))
+/* The bijection's key: the next CLPERM_BIJECTION_KEY_PARAMS arguments. */
+static void arg_key(clperm__args *a, const clperm_bijection_key *key) {
+    if (a->err == CL_SUCCESS) a->err = clperm_bijection_set_kernel_args(a->kernel, a->next, key);
+    a->next += CLPERM_BIJECTION_KEY_ARGS;
+}
 
 /* Releases the temporaries once the command behind `done` has completed. Releasing right after
  * the enqueue is legal OpenCL, but some implementations (Oclgrind among them) free the memory
@@ -129,54 +131,47 @@ static clperm_status run_lookback(clperm_ctx *ctx, const shuffle_plan *p, cl_mem
                                   cl_uint num_events, const cl_event *events, cl_event *event) {
     cl_kernel k;
     CLPERM_TRY(kernel(ctx, p, "clperm_shuffle_lookback", &k));
-    cl_uint tile_base, epoch;
-    CLPERM_TRY(clperm__lookback_begin(ctx, p->tiles, &tile_base, &epoch));
-    cl_int err = CL_SUCCESS;
-    ARG(k, 0, src);
-    ARG(k, 1, dst);
-    KEY(k, 2, p->key);
-    ARG(k, 8, ctx->scan_counter.mem);
-    ARG(k, 9, tile_base);
-    ARG(k, 10, ctx->scan_flags.mem);
-    ARG(k, 11, ctx->scan_values.mem);
-    ARG(k, 12, epoch);
-    CLPERM_TRY(err);
+    clperm__lookback_call lb;
+    CLPERM_TRY(clperm__lookback_begin(ctx, p->tiles, &lb));
+    clperm__args a = {k, 0, CL_SUCCESS};
+    CLPERM__ARG(a, src);
+    CLPERM__ARG(a, dst);
+    arg_key(&a, &p->key);
+    clperm__lookback_args(&a, &lb);
+    CLPERM_TRY(a.err);
     CLPERM_TRY(enqueue(ctx, k, (size_t)p->tiles * p->wg, &p->wg, num_events, events, event));
     clperm__lookback_end(ctx, p->tiles);
     return CLPERM_SUCCESS;
 }
 
-/* Bijective1: count kept values per range of tiles, scan the counts, shuffle each range. */
+/* Bijective1: count kept values per range of tiles, scan the counts (the scan family's exclusive
+ * scan, in place), shuffle each range. */
 static clperm_status run_two_pass(clperm_ctx *ctx, const shuffle_plan *p, cl_mem src, cl_mem dst,
                                   cl_uint num_events, const cl_event *events, cl_event *event) {
-    const clperm__tuning *tune = clperm__tuning_for(&ctx->profile);
-    uint64_t max_groups = (uint64_t)ctx->profile.compute_units * (uint64_t)tune->scan_groups_per_cu;
+    uint64_t max_groups = (uint64_t)ctx->profile.compute_units * (uint64_t)ctx->tuning.scan_groups_per_cu;
     uint64_t tiles_per_group = (p->tiles + max_groups - 1) / max_groups;
     uint64_t groups = (p->tiles + tiles_per_group - 1) / tiles_per_group;
-    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->scan_partials, (size_t)groups * (p->wide ? 8 : 4), 0, NULL));
-    cl_kernel kc, ks, kd;
+    clperm_type count_type = p->wide ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32;
+    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->shuffle_counts, (size_t)groups * clperm_type_size(count_type), 0,
+                                       NULL));
+    cl_kernel kc, kd;
     CLPERM_TRY(kernel(ctx, p, "clperm_shuffle_count", &kc));
-    CLPERM_TRY(kernel(ctx, p, p->wide ? "clperm_scan_spine_u64" : "clperm_scan_spine_u32", &ks));
     CLPERM_TRY(kernel(ctx, p, "clperm_shuffle_downsweep", &kd));
-    cl_int err = CL_SUCCESS;
     cl_ulong tpg = tiles_per_group;
-    cl_uint count = (cl_uint)groups, write_total = 0;
-    cl_mem partials = ctx->scan_partials.mem;
-    KEY(kc, 0, p->key);
-    ARG(kc, 6, tpg);
-    ARG(kc, 7, partials);
-    ARG(ks, 0, partials);
-    ARG(ks, 1, count);
-    ARG(ks, 2, partials);
-    ARG(ks, 3, write_total);
-    ARG(kd, 0, src);
-    ARG(kd, 1, dst);
-    KEY(kd, 2, p->key);
-    ARG(kd, 8, tpg);
-    ARG(kd, 9, partials);
-    CLPERM_TRY(err);
+    cl_mem counts = ctx->shuffle_counts.mem;
+    clperm__args ac = {kc, 0, CL_SUCCESS}, ad = {kd, 0, CL_SUCCESS};
+    arg_key(&ac, &p->key);
+    CLPERM__ARG(ac, tpg);
+    CLPERM__ARG(ac, counts);
+    CLPERM__ARG(ad, src);
+    CLPERM__ARG(ad, dst);
+    arg_key(&ad, &p->key);
+    CLPERM__ARG(ad, tpg);
+    CLPERM__ARG(ad, counts);
+    CLPERM_TRY(ac.err);
+    CLPERM_TRY(ad.err);
     CLPERM_TRY(enqueue(ctx, kc, (size_t)groups * p->wg, &p->wg, num_events, events, NULL));
-    CLPERM_TRY(enqueue(ctx, ks, p->wg, &p->wg, 0, NULL, NULL));
+    CLPERM_TRY(clperm__scan(ctx, count_type, counts, counts, groups, 0, 0, NULL, NULL));
     return enqueue(ctx, kd, (size_t)groups * p->wg, &p->wg, 0, NULL, event);
 }
 
@@ -199,16 +194,18 @@ static clperm_status run_separate(clperm_ctx *ctx, const shuffle_plan *p, cl_mem
     CLPERM_CHECK(err);
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 2 * (uint64_t)domain * word;
     cl_ulong dom = domain, n = p->key.n;
-    KEY(kt, 0, p->key);
-    ARG(kt, 6, idx);
-    ARG(kt, 7, keep);
-    ARG(ks, 0, src);
-    ARG(ks, 1, dst);
-    ARG(ks, 2, dom);
-    ARG(ks, 3, n);
-    ARG(ks, 4, idx);
-    ARG(ks, 5, keep);
-    CLPERM_CHECK(err);
+    clperm__args at = {kt, 0, CL_SUCCESS}, as = {ks, 0, CL_SUCCESS};
+    arg_key(&at, &p->key);
+    CLPERM__ARG(at, idx);
+    CLPERM__ARG(at, keep);
+    CLPERM__ARG(as, src);
+    CLPERM__ARG(as, dst);
+    CLPERM__ARG(as, dom);
+    CLPERM__ARG(as, n);
+    CLPERM__ARG(as, idx);
+    CLPERM__ARG(as, keep);
+    CLPERM_CHECK(at.err);
+    CLPERM_CHECK(as.err);
     size_t global = (size_t)((domain + p->wg - 1) / p->wg * p->wg);
     CLPERM_CHECK(enqueue(ctx, kt, global, &p->wg, num_events, events, NULL));
     CLPERM_CHECK(clperm__scan(ctx, p->wide ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32, keep, keep, domain, 0, 0, NULL, NULL));
@@ -228,14 +225,10 @@ cleanup:
 static clperm_status run_plan(clperm_ctx *ctx, const shuffle_plan *p, cl_mem src, cl_mem dst,
                               cl_uint num_events, const cl_event *events, cl_event *event) {
     switch (p->fusion) {
-    case 1: return run_separate(ctx, p, src, dst, num_events, events, event);
-    case 2: return run_two_pass(ctx, p, src, dst, num_events, events, event);
+    case CLPERM_FUSION_SEPARATE: return run_separate(ctx, p, src, dst, num_events, events, event);
+    case CLPERM_FUSION_TWO_PASS: return run_two_pass(ctx, p, src, dst, num_events, events, event);
     default: return run_lookback(ctx, p, src, dst, num_events, events, event);
     }
-}
-
-static clperm_status marker(clperm_ctx *ctx, cl_uint num_events, const cl_event *events, cl_event *event) {
-    return event ? clEnqueueMarkerWithWaitList(ctx->queue, num_events, events, event) : CLPERM_SUCCESS;
 }
 
 static clperm_status shuffle_checked(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t n, size_t elem_size,
@@ -249,7 +242,7 @@ static clperm_status shuffle_checked(clperm_ctx *ctx, cl_mem src, cl_mem dst, ui
     shuffle_plan p;
     CLPERM_TRY(plan_shuffle(ctx, n, elem_size, 0, seed, opts, &p));
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
-    if (n == 0) return marker(ctx, num_events, events, event);
+    if (n == 0) return clperm__empty_call(ctx, num_events, events, event);
     return run_plan(ctx, &p, src, dst, num_events, events, event);
 }
 
@@ -271,7 +264,7 @@ static clperm_status inplace_checked(clperm_ctx *ctx, cl_mem buf, uint64_t n, si
     shuffle_plan p;
     CLPERM_TRY(plan_shuffle(ctx, n, elem_size, 0, seed, opts, &p));
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
-    if (n == 0) return marker(ctx, num_events, events, event);
+    if (n == 0) return clperm__empty_call(ctx, num_events, events, event);
     size_t bytes = (size_t)n * elem_size;
     cl_int err;
     cl_mem tmp = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
@@ -311,7 +304,7 @@ static clperm_status permutation_checked(clperm_ctx *ctx, clperm_type type, cl_m
     shuffle_plan p;
     CLPERM_TRY(plan_shuffle(ctx, n, es, type, seed, opts, &p));
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
-    if (n == 0) return marker(ctx, num_events, events, event);
+    if (n == 0) return clperm__empty_call(ctx, num_events, events, event);
     return run_plan(ctx, &p, dst, dst, num_events, events, event);
 }
 

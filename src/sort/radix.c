@@ -50,7 +50,7 @@ static uint64_t pow2_divisor(uint64_t t, uint64_t cap) {
 
 clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_job *job, int trace, int allow_presorted,
                                  clperm__radix_plan *p) {
-    const clperm__tuning *tune = clperm__tuning_for(&ctx->profile);
+    const clperm__tuning *tune = &ctx->tuning;
     size_t ks = clperm_key_size(job->key_type), vs = job->value_bytes;
     int kparam = ctx->params[CLPERM_PARAM_SORT_KERNEL], aparam = ctx->params[CLPERM_PARAM_SORT_ALGORITHM];
     memset(p, 0, sizeof *p);
@@ -154,25 +154,21 @@ static clperm_status enqueue(clperm_ctx *ctx, cl_kernel k, uint64_t groups, size
     return err;
 }
 
-#define ARG(k, i, v) err = err != CL_SUCCESS ? err : clSetKernelArg(k, i, sizeof(v), &(v))
-
-/* The arguments the pass kernels share, from index 0: keys in and out, values in and out, offset,
- * n, masks, shift, bits. */
-static cl_int pass_args(cl_kernel k, const clperm__radix_job *job, cl_mem kin, cl_mem kout, cl_mem vin, cl_mem vout,
-                        cl_uint shift, cl_uint bits) {
-    cl_int err = CL_SUCCESS;
+/* The arguments the pass kernels share, first: keys in and out, values in and out, offset, n,
+ * masks, shift, bits. */
+static void pass_args(clperm__args *a, const clperm__radix_job *job, cl_mem kin, cl_mem kout, cl_mem vin, cl_mem vout,
+                      cl_uint shift, cl_uint bits) {
     cl_ulong off = job->off, n = job->n, px = job->bits.pos_xor, nx = job->bits.neg_xor;
-    ARG(k, 0, kin);
-    ARG(k, 1, kout);
-    ARG(k, 2, vin);
-    ARG(k, 3, vout);
-    ARG(k, 4, off);
-    ARG(k, 5, n);
-    ARG(k, 6, px);
-    ARG(k, 7, nx);
-    ARG(k, 8, shift);
-    ARG(k, 9, bits);
-    return err;
+    CLPERM__ARG(*a, kin);
+    CLPERM__ARG(*a, kout);
+    CLPERM__ARG(*a, vin);
+    CLPERM__ARG(*a, vout);
+    CLPERM__ARG(*a, off);
+    CLPERM__ARG(*a, n);
+    CLPERM__ARG(*a, px);
+    CLPERM__ARG(*a, nx);
+    CLPERM__ARG(*a, shift);
+    CLPERM__ARG(*a, bits);
 }
 
 /* A digit's shift and width in pass `pass`. */
@@ -230,20 +226,21 @@ static clperm_status run_onesweep(clperm_ctx *ctx, const clperm__radix_plan *p, 
     CLPERM_TRY(clperm__radix_kernel(ctx, p, "clperm_radix_histogram", &kh));
     CLPERM_TRY(clperm__radix_kernel(ctx, p, "clperm_radix_bins", &kb));
     CLPERM_TRY(clperm__radix_kernel(ctx, p, "clperm_radix_onesweep", &ko));
-    cl_int err = CL_SUCCESS;
     cl_ulong off = job->off, n = job->n, px = job->bits.pos_xor, nx = job->bits.neg_xor;
     cl_uint lo = job->bits.lo, hi = job->bits.hi;
-    ARG(kh, 0, job->keys);
-    ARG(kh, 1, off);
-    ARG(kh, 2, n);
-    ARG(kh, 3, px);
-    ARG(kh, 4, nx);
-    ARG(kh, 5, lo);
-    ARG(kh, 6, hi);
-    ARG(kh, 7, ctx->sort_hist.mem);
-    ARG(kb, 0, ctx->sort_hist.mem);
-    ARG(kb, 1, ctx->sort_bins.mem);
-    CLPERM_TRY(err);
+    clperm__args ah = {kh, 0, CL_SUCCESS}, ab = {kb, 0, CL_SUCCESS};
+    CLPERM__ARG(ah, job->keys);
+    CLPERM__ARG(ah, off);
+    CLPERM__ARG(ah, n);
+    CLPERM__ARG(ah, px);
+    CLPERM__ARG(ah, nx);
+    CLPERM__ARG(ah, lo);
+    CLPERM__ARG(ah, hi);
+    CLPERM__ARG(ah, ctx->sort_hist.mem);
+    CLPERM__ARG(ab, ctx->sort_hist.mem);
+    CLPERM__ARG(ab, ctx->sort_bins.mem);
+    CLPERM_TRY(ah.err);
+    CLPERM_TRY(ab.err);
     uint64_t hist_groups = 4 * (uint64_t)ctx->profile.compute_units;
     if (hist_groups > p->tiles) hist_groups = p->tiles;
     ctx->sort_hist_dirty = 1;
@@ -258,21 +255,22 @@ static clperm_status run_onesweep(clperm_ctx *ctx, const clperm__radix_plan *p, 
         lx = label_xor(job, bits);
         cl_mem kin = kbuf[pass & 1], vin = vbuf[pass & 1];
         if (p->rank == 3) CLPERM_TRY(presort(ctx, p, job, kin, vin, shift, bits, wait));
-        err = pass_args(ko, job, kin, kbuf[!(pass & 1)], job->value_bytes ? vin : NULL,
-                        job->value_bytes ? vbuf[!(pass & 1)] : NULL, shift, bits);
+        clperm__args a = {ko, 0, CL_SUCCESS};
+        pass_args(&a, job, kin, kbuf[!(pass & 1)], job->value_bytes ? vin : NULL,
+                  job->value_bytes ? vbuf[!(pass & 1)] : NULL, shift, bits);
         cl_uint pass_index = pass;
-        ARG(ko, 10, lx);
-        ARG(ko, 11, ctx->sort_counter.mem);
-        ARG(ko, 12, ctx->sort_tile_base);
-        ARG(ko, 13, ctx->sort_status.mem);
-        ARG(ko, 14, epoch);
-        ARG(ko, 15, ctx->sort_bins.mem);
-        ARG(ko, 16, pass_index);
+        CLPERM__ARG(a, lx);
+        CLPERM__ARG(a, ctx->sort_counter.mem);
+        CLPERM__ARG(a, ctx->sort_tile_base);
+        CLPERM__ARG(a, ctx->sort_status.mem);
+        CLPERM__ARG(a, epoch);
+        CLPERM__ARG(a, ctx->sort_bins.mem);
+        CLPERM__ARG(a, pass_index);
         if (trace) {
-            ARG(ko, 17, trace);
-            ARG(ko, 18, trace_cap);
+            CLPERM__ARG(a, trace);
+            CLPERM__ARG(a, trace_cap);
         }
-        CLPERM_TRY(err);
+        CLPERM_TRY(a.err);
         int last = last_is_pass && pass + 1 == passes;
         CLPERM_TRY(enqueue(ctx, ko, p->tiles, p->wg, wait, last ? event : NULL));
         ctx->sort_tile_base += (cl_uint)p->tiles;
@@ -301,34 +299,34 @@ static clperm_status run_reduce_then_scan(clperm_ctx *ctx, const clperm__radix_p
         pass_digit(p, job, pass, &shift, &bits);
         lx = label_xor(job, bits);
         cl_mem kin = kbuf[pass & 1], vin = vbuf[pass & 1];
-        cl_int err = CL_SUCCESS;
         cl_ulong off = job->off, n = job->n, px = job->bits.pos_xor, nx = job->bits.neg_xor;
-        ARG(kc, 0, kin);
-        ARG(kc, 1, off);
-        ARG(kc, 2, n);
-        ARG(kc, 3, px);
-        ARG(kc, 4, nx);
-        ARG(kc, 5, shift);
-        ARG(kc, 6, bits);
-        ARG(kc, 7, cm);
-        ARG(kc, 8, tiles);
-        ARG(kc, 9, block);
-        CLPERM_TRY(err);
+        clperm__args ac = {kc, 0, CL_SUCCESS}, as = {ks, 0, CL_SUCCESS};
+        CLPERM__ARG(ac, kin);
+        CLPERM__ARG(ac, off);
+        CLPERM__ARG(ac, n);
+        CLPERM__ARG(ac, px);
+        CLPERM__ARG(ac, nx);
+        CLPERM__ARG(ac, shift);
+        CLPERM__ARG(ac, bits);
+        CLPERM__ARG(ac, cm);
+        CLPERM__ARG(ac, tiles);
+        CLPERM__ARG(ac, block);
+        CLPERM_TRY(ac.err);
         if (p->rank == 3) CLPERM_TRY(presort(ctx, p, job, kin, vin, shift, bits, wait));
         CLPERM_TRY(enqueue(ctx, kc, p->tiles, p->wg, wait, NULL));
         CLPERM_TRY(clperm__scan(ctx, p->count64 ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32, cm, cm, counts, 0, 0, NULL,
                                 NULL));
-        err = pass_args(ks, job, kin, kbuf[!(pass & 1)], job->value_bytes ? vin : NULL,
-                        job->value_bytes ? vbuf[!(pass & 1)] : NULL, shift, bits);
-        ARG(ks, 10, lx);
-        ARG(ks, 11, cm);
-        ARG(ks, 12, tiles);
-        ARG(ks, 13, block);
+        pass_args(&as, job, kin, kbuf[!(pass & 1)], job->value_bytes ? vin : NULL,
+                  job->value_bytes ? vbuf[!(pass & 1)] : NULL, shift, bits);
+        CLPERM__ARG(as, lx);
+        CLPERM__ARG(as, cm);
+        CLPERM__ARG(as, tiles);
+        CLPERM__ARG(as, block);
         if (trace) {
-            ARG(ks, 14, trace);
-            ARG(ks, 15, trace_cap);
+            CLPERM__ARG(as, trace);
+            CLPERM__ARG(as, trace_cap);
         }
-        CLPERM_TRY(err);
+        CLPERM_TRY(as.err);
         int last = last_is_pass && pass + 1 == passes;
         CLPERM_TRY(enqueue(ctx, ks, p->tiles, p->wg, wait, last ? event : NULL));
     }

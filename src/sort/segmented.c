@@ -32,8 +32,6 @@ static clperm_status seg_kernel(clperm_ctx *ctx, const seg_plan *sp, const char 
     return clperm__kernel_get(ctx, &src, opts, name, out);
 }
 
-#define ARG(k, i, v) err = err != CL_SUCCESS ? err : clSetKernelArg(k, i, sizeof(v), &(v))
-
 static clperm_status enqueue(clperm_ctx *ctx, cl_kernel k, uint64_t items, size_t wg) {
     uint64_t groups = (items + wg - 1) / wg;
     CLPERM_RETURN_IF(groups > SIZE_MAX / wg, CLPERM_ERROR_SIZE_OVERFLOW);
@@ -50,16 +48,16 @@ static clperm_status classify(clperm_ctx *ctx, const seg_plan *sp, const clperm_
     cl_uint zeros[HDR_WORDS] = {0};
     CLPERM_TRY(clEnqueueWriteBuffer(ctx->queue, ctx->sort_segs.mem, CL_TRUE, 0, HDR_BYTES, zeros, num_events, events,
                                     NULL));
-    cl_int err = CL_SUCCESS;
+    clperm__args a = {k, 0, CL_SUCCESS};
     cl_ulong count = segs->count, nn = n, huge = sp->huge;
     cl_uint tc = sp->tile_classes;
-    ARG(k, 0, segs->offsets);
-    ARG(k, 1, count);
-    ARG(k, 2, nn);
-    ARG(k, 3, tc);
-    ARG(k, 4, huge);
-    ARG(k, 5, ctx->sort_segs.mem);
-    CLPERM_TRY(err);
+    CLPERM__ARG(a, segs->offsets);
+    CLPERM__ARG(a, count);
+    CLPERM__ARG(a, nn);
+    CLPERM__ARG(a, tc);
+    CLPERM__ARG(a, huge);
+    CLPERM__ARG(a, ctx->sort_segs.mem);
+    CLPERM_TRY(a.err);
     CLPERM_TRY(enqueue(ctx, k, segs->count, sp->wg));
     return clEnqueueReadBuffer(ctx->queue, ctx->sort_segs.mem, CL_TRUE, 0, HDR_BYTES, hdr, 0, NULL, NULL);
 }
@@ -67,16 +65,16 @@ static clperm_status classify(clperm_ctx *ctx, const seg_plan *sp, const clperm_
 static clperm_status fill_lists(clperm_ctx *ctx, const seg_plan *sp, const clperm_segments *segs) {
     cl_kernel k;
     CLPERM_TRY(seg_kernel(ctx, sp, "clperm_seg_fill", &k));
-    cl_int err = CL_SUCCESS;
+    clperm__args a = {k, 0, CL_SUCCESS};
     cl_ulong count = segs->count, huge = sp->huge;
     cl_uint tc = sp->tile_classes;
-    ARG(k, 0, segs->offsets);
-    ARG(k, 1, count);
-    ARG(k, 2, tc);
-    ARG(k, 3, huge);
-    ARG(k, 4, ctx->sort_segs.mem);
-    ARG(k, 5, ctx->sort_segs.mem);
-    CLPERM_TRY(err);
+    CLPERM__ARG(a, segs->offsets);
+    CLPERM__ARG(a, count);
+    CLPERM__ARG(a, tc);
+    CLPERM__ARG(a, huge);
+    CLPERM__ARG(a, ctx->sort_segs.mem);
+    CLPERM__ARG(a, ctx->sort_segs.mem);
+    CLPERM_TRY(a.err);
     return enqueue(ctx, k, segs->count, sp->wg);
 }
 
@@ -87,20 +85,20 @@ static clperm_status sort_listed(clperm_ctx *ctx, const clperm__radix_job *job, 
     CLPERM_TRY(clperm__radix_plan_job(ctx, job, 0, 0, &rp));
     cl_kernel k;
     CLPERM_TRY(clperm__radix_kernel(ctx, &rp, "clperm_radix_segments", &k));
-    cl_int err = CL_SUCCESS;
+    clperm__args a = {k, 0, CL_SUCCESS};
     cl_ulong f = first, px = job->bits.pos_xor, nx = job->bits.neg_xor;
     cl_uint lo = job->bits.lo, hi = job->bits.hi;
-    ARG(k, 0, job->keys);
-    ARG(k, 1, job->temp_keys);
-    ARG(k, 2, job->values);
-    ARG(k, 3, job->temp_values);
-    ARG(k, 4, list);
-    ARG(k, 5, f);
-    ARG(k, 6, px);
-    ARG(k, 7, nx);
-    ARG(k, 8, lo);
-    ARG(k, 9, hi);
-    CLPERM_TRY(err);
+    CLPERM__ARG(a, job->keys);
+    CLPERM__ARG(a, job->temp_keys);
+    CLPERM__ARG(a, job->values);
+    CLPERM__ARG(a, job->temp_values);
+    CLPERM__ARG(a, list);
+    CLPERM__ARG(a, f);
+    CLPERM__ARG(a, px);
+    CLPERM__ARG(a, nx);
+    CLPERM__ARG(a, lo);
+    CLPERM__ARG(a, hi);
+    CLPERM_TRY(a.err);
     CLPERM_RETURN_IF(count > SIZE_MAX / rp.wg, CLPERM_ERROR_SIZE_OVERFLOW);
     size_t global = (size_t)count * rp.wg;
     return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &rp.wg, 0, NULL, NULL);
@@ -140,8 +138,7 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
     clperm__radix_plan rp;
     CLPERM_TRY(clperm__radix_plan_job(ctx, &job, 0, 0, &rp));
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
-    if (segs->count == 0 || job.n < 2)
-        return event ? clEnqueueMarkerWithWaitList(ctx->queue, num_events, events, event) : CLPERM_SUCCESS;
+    if (segs->count == 0 || job.n < 2) return clperm__empty_call(ctx, num_events, events, event);
     seg_plan sp;
     memset(&sp, 0, sizeof sp);
     sp.tile_classes = 0;
@@ -155,8 +152,7 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
     CLPERM_RETURN_IF(hdr[0], CLPERM_ERROR_INVALID_ARGUMENT);
     uint64_t listed = 0, medium = hdr[2 + sp.tile_classes + 1], huge = hdr[2 + sp.tile_classes + 2];
     for (unsigned c = 1; c <= sp.tile_classes + 2; c++) listed += hdr[2 + c];
-    if (listed == 0) return event ? clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, event) : CLPERM_SUCCESS;
-    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->sort_segs, HDR_BYTES + (size_t)listed * 16, 0, NULL));
+    if (listed == 0) return clperm__empty_call(ctx, 0, NULL, event);
     cl_mem list = ctx->sort_segs.mem;
     clperm_status st = fill_lists(ctx, &sp, segs);
     cl_mem own_keys = NULL, own_values = NULL;
@@ -165,7 +161,7 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
     uint64_t first_medium = LIST_FIRST + listed - medium - huge;
     if (st == CLPERM_SUCCESS && medium) st = sort_listed(ctx, &job, list, first_medium, medium);
     if (st == CLPERM_SUCCESS && huge) st = sort_huge(ctx, &job, list, first_medium + medium, huge);
-    if (st == CLPERM_SUCCESS && event) st = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, event);
+    if (st == CLPERM_SUCCESS) st = clperm__empty_call(ctx, 0, NULL, event);
     if (own_keys) clReleaseMemObject(own_keys);
     if (own_values) clReleaseMemObject(own_values);
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = temp_bytes;

@@ -71,7 +71,7 @@ static clperm_status sort_checked(clperm_ctx *ctx, const clperm_sort_request *re
     CLPERM_TRY(clperm__check_events(num_events, events));
     CLPERM_TRY(clperm__radix_plan_job(ctx, &job, 0, 1, &plan));
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
-    if (job.n <= 1) return event ? clEnqueueMarkerWithWaitList(ctx->queue, num_events, events, event) : CLPERM_SUCCESS;
+    if (job.n <= 1) return clperm__empty_call(ctx, num_events, events, event);
     cl_mem own_keys = NULL, own_values = NULL;
     uint64_t temp_bytes = 0;
     clperm_status st = clperm__sort_temps(ctx, &job, job.n, &own_keys, &own_values);

@@ -67,7 +67,7 @@ static uint32_t tile_width(const clperm_ctx *ctx, uint64_t t, uint32_t mmax, clp
         return (uint32_t)(t / m);
     }
     int as = algorithm == CLPERM_TILE_SORT_AS;
-    uint64_t aspect = ctx->params[CLPERM_PARAM_SORT_WIDTH] ? 1 : (uint64_t)clperm__tuning_for(&ctx->profile)->sort_aspect;
+    uint64_t aspect = ctx->params[CLPERM_PARAM_SORT_WIDTH] ? 1 : (uint64_t)ctx->tuning.sort_aspect;
     while (w * 2 <= cap && (uint64_t)w * 2 * w * 2 * (as ? w * 2 : aspect) <= t) w *= 2;
     while (!as && w * 2 <= cap && t / w > mmax) w *= 2;
     return w;
@@ -166,7 +166,7 @@ static clperm_status plan_sort(const clperm_ctx *ctx, clperm_key_type type, int 
     int positions = with_values || digit_bits;
     if (algorithm == CLPERM_TILE_PARTITION_COUNTING) return plan_counting(ctx, type, with_values, segment, trace,
                                                                           digit_shift, digit_bits, p);
-    if (algorithm == CLPERM_TILE_SORT_AUTO) algorithm = (clperm_tile_sort)clperm__tuning_for(&ctx->profile)->sort_auto;
+    if (algorithm == CLPERM_TILE_SORT_AUTO) algorithm = (clperm_tile_sort)ctx->tuning.sort_auto;
     switch (algorithm) {
     case CLPERM_TILE_SORT_SHEAR: p->kernel = "clperm_sort_tile_shear"; break;
     case CLPERM_TILE_SORT_BITONIC: p->kernel = "clperm_sort_tile_bitonic"; break;
@@ -330,7 +330,7 @@ clperm_status clperm__tile_partition(clperm_ctx *ctx, clperm_key_type type, cl_m
 }
 
 uint64_t clperm__tile_partition_max(const clperm_ctx *ctx, clperm_key_type type) {
-    return segment_max(ctx, type, 1, (clperm_tile_sort)clperm__tuning_for(&ctx->profile)->sort_auto);
+    return segment_max(ctx, type, 1, (clperm_tile_sort)ctx->tuning.sort_auto);
 }
 
 /* ---- the bank-conflict check ---- */

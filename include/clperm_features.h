@@ -1,0 +1,56 @@
+/*
+ * clperm_features.h: what the host library and the OpenCL C kernels must agree on, written once.
+ * This file compiles as C99 and as OpenCL C 1.2, and every kernel program starts with it: the
+ * enums of clperm.h take their values from the macros below, and kernels compare their -D options
+ * with the same macros, so a value cannot differ between the two sides.
+ *
+ * On the host it is included by clperm.h (and by clperm_bijection.h and clperm_rng.h, which also
+ * compile on both sides); on a device its text is placed before the others, since OpenCL C has no
+ * include path to the library's headers (the #include lines below are skipped there because the
+ * guard is already defined).
+ */
+#ifndef CLPERM_FEATURES_H
+#define CLPERM_FEATURES_H
+
+/* ---- portability: fixed-width integers and the functions both sides compile ---- */
+#ifdef __OPENCL_C_VERSION__
+typedef uint clperm_u32;
+typedef ulong clperm_u64;
+#else
+#include <stdint.h>
+typedef uint32_t clperm_u32;
+typedef uint64_t clperm_u64;
+#endif
+/* Functions defined in the shared headers: static, so that each translation unit (and each
+ * kernel program) has its own copy, and inline so the compilers may fold them. */
+#define CLPERM_INLINE static inline
+
+/* ---- element types (clperm_type): CLPERM_KIND_* are the values of -DCLPERM_*_KIND options ---- */
+#define CLPERM_KIND_U32 1
+#define CLPERM_KIND_U64 2
+
+/* ---- subgroup implementations (clperm_sg_impl; -DCLPERM_SG_IMPL=) ---- */
+#define CLPERM_SG_USE_LOCAL 1 /* local memory and work-group barriers */
+#define CLPERM_SG_USE_KHR 2   /* OpenCL subgroup built-ins             */
+#define CLPERM_SG_USE_PTX 3   /* NVIDIA inline PTX                     */
+
+/* ---- bijections (clperm_bijection; clperm_bijection_key.kind; -DCLPERM_BIJECTION_KIND=) ---- */
+#define CLPERM_BIJ_PHILOX 1
+#define CLPERM_BIJ_LCG 2
+#define CLPERM_BIJ_FEISTEL 3
+
+/* ---- generator families and outputs (clperm_rng_family, clperm_rng_output; -DCLPERM_RNG_FAMILY=,
+ * -DCLPERM_RNG_OUT=) ---- */
+#define CLPERM_RNG_CORRELATED 1
+#define CLPERM_RNG_THREE 2
+#define CLPERM_RNG_SLOWMEM 3
+#define CLPERM_RNG_ITERATED 4
+#define CLPERM_RNG_BUFFERED 5
+#define CLPERM_RNG_FAMILIES 5
+
+#define CLPERM_RNG_OUTPUT_U32 1
+#define CLPERM_RNG_OUTPUT_U64 2
+#define CLPERM_RNG_OUTPUT_FLOAT 3
+#define CLPERM_RNG_OUTPUT_DOUBLE 4
+
+#endif /* CLPERM_FEATURES_H */
