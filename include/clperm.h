@@ -272,10 +272,12 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
  *                    step before the scatter (keys alone or with u32 values; docs/performance.md
  *                    has what it costs).
  *   SORT_DIGIT_BITS  bits per digit of the device-wide sort (auto: 8).
- *   SORT_WG_SIZE     work-group size of the device-wide sort's work-group kernels.
+ *   SORT_WG_SIZE     work-group size of the device-wide sort's work-group kernels: a multiple
+ *                    of the subgroup width (384 is allowed), else CLPERM_ERROR_UNSUPPORTED.
  *   SORT_ITEMS       keys per work-item per tile of the sort's work-group kernels (at most 32),
  *                    or keys per block of its serial kernels in units of 256 (auto: about eight
- *                    blocks per compute unit). */
+ *                    blocks per compute unit, at least 4096 keys; clperm_ctx_get_param reports
+ *                    that least block, 16). */
 #define CLPERM_PARAM_MAP(X)                                                                        \
     X(SCAN_ALGORITHM, 1, 1, 2, 0, "scan_algorithm")                                                \
     X(SG_IMPL, 2, 1, 3, 0, "sg_impl")                                                              \
@@ -295,7 +297,7 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
     X(SORT_KERNEL, 16, 1, 2, 0, "sort_kernel")                                                     \
     X(SORT_RANK, 17, 1, 3, 0, "sort_rank")                                                         \
     X(SORT_DIGIT_BITS, 18, 1, 8, 0, "sort_digit_bits")                                             \
-    X(SORT_WG_SIZE, 19, 32, 1024, CLPERM_PARAM_POW2 | CLPERM_PARAM_WG, "sort_wg_size")             \
+    X(SORT_WG_SIZE, 19, 32, 1024, CLPERM_PARAM_WG, "sort_wg_size")                                \
     X(SORT_ITEMS, 20, 1, 65536, 0, "sort_items")
 
 typedef enum clperm_param {

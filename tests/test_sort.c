@@ -50,7 +50,33 @@ static int apply(clperm_ctx *ctx, const config *cfg) {
         if (st == CLPERM_ERROR_UNSUPPORTED) return 0;
         cr_assert_eq(st, CLPERM_SUCCESS, "set param %d = %d: %s", sets[i].p, sets[i].v, clperm_status_name(st));
     }
+    /* A sort of no keys plans the kernels: CLPERM_ERROR_UNSUPPORTED when the device cannot run
+     * them (match.any off NVIDIA). */
+    cl_mem probe = test_buffer(ctx, 8, NULL);
+    clperm_sort_request req = {CLPERM_KEY_U32, probe, 0, NULL, 0, {0, 0, 0}, NULL, NULL};
+    clperm_status st = clperm_sort(ctx, &req, 0, NULL, NULL);
+    clReleaseMemObject(probe);
+    if (st == CLPERM_ERROR_UNSUPPORTED) return 0;
+    cr_assert_eq(st, CLPERM_SUCCESS, "%s: %s", cfg->name, clperm_status_name(st));
     return 1;
+}
+
+/* The parameters a configuration runs with, as the context reports them: configurations that
+ * come out the same as one already checked on the device are skipped. */
+typedef struct effective {
+    int v[6];
+} effective;
+
+static int seen_before(clperm_ctx *ctx, effective *seen, size_t *nseen) {
+    static const clperm_param ps[6] = {CLPERM_PARAM_SORT_ALGORITHM, CLPERM_PARAM_SORT_KERNEL, CLPERM_PARAM_SORT_RANK,
+                                       CLPERM_PARAM_SORT_DIGIT_BITS, CLPERM_PARAM_SORT_WG_SIZE, CLPERM_PARAM_SORT_ITEMS};
+    effective e;
+    for (int i = 0; i < 6; i++) clperm_ctx_get_param(ctx, ps[i], &e.v[i]);
+    if (e.v[1] == 2) e.v[2] = e.v[4] = 0; /* serial kernels: no ranking, no work-group size */
+    for (size_t i = 0; i < *nseen; i++)
+        if (memcmp(&seen[i], &e, sizeof e) == 0) return 1;
+    seen[(*nseen)++] = e;
+    return 0;
 }
 
 /* Keys per tile (or block) of the configuration in force. */
@@ -306,13 +332,15 @@ static int type_in(const config *cfg, size_t t, size_t v) {
 Test(sort, device_equals_host) {
     uint64_t seed = test_seed();
     cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
-    for (size_t dev = 0; dev < test_device_count(); dev++)
+    for (size_t dev = 0; dev < test_device_count(); dev++) {
+        effective seen[CONFIGS];
+        size_t nseen = 0;
         for (size_t ci = 0; ci < CONFIGS; ci++) {
             const config *cfg = &configs[ci];
             clperm_ctx *ctx = test_open(dev);
             cr_assert(ctx);
-            if (!apply(ctx, cfg)) {
-                cr_log_info("%s: %s not available", test_device_label(ctx), cfg->name);
+            if (!apply(ctx, cfg) || seen_before(ctx, seen, &nseen)) {
+                cr_log_info("%s: %s not available or the same as one before", test_device_label(ctx), cfg->name);
                 clperm_ctx_free(ctx);
                 continue;
             }
@@ -348,6 +376,7 @@ Test(sort, device_equals_host) {
             cr_log_info("%s: %s: %d sorts", test_device_label(ctx), cfg->name, ran);
             clperm_ctx_free(ctx);
         }
+    }
 }
 
 #ifndef CLPERM_TEST_SMALL
@@ -497,6 +526,175 @@ Test(sort_segmented, bad_offsets_refused) {
             clReleaseMemObject(dk);
             clReleaseMemObject(doff);
         }
+        clperm_ctx_free(ctx);
+    }
+}
+
+/* ---- bad input: a clear status, nothing written ---- */
+
+static cl_mem filled_buffer(clperm_ctx *ctx, size_t bytes, cl_mem_flags flags) {
+    unsigned char *b = malloc(bytes);
+    memset(b, 0xC5, bytes);
+    cl_int e;
+    cl_mem m = clCreateBuffer(clperm_ctx_cl_context(ctx), flags | CL_MEM_COPY_HOST_PTR, bytes, b, &e);
+    cr_assert(m);
+    free(b);
+    return m;
+}
+
+static void untouched(clperm_ctx *ctx, cl_mem m, size_t bytes, const char *what) {
+    unsigned char *b = malloc(bytes);
+    cr_assert_eq(test_read(ctx, m, bytes, b), 0);
+    for (size_t i = 0; i < bytes; i++) cr_assert_eq(b[i], 0xC5, "%s: byte %zu written", what, i);
+    free(b);
+}
+
+Test(sort, bad_input_refused) {
+    for (size_t dev = 0; dev < test_device_count(); dev++) {
+        clperm_ctx *ctx = test_open(dev);
+        const uint64_t n = 100;
+        cl_mem keys = filled_buffer(ctx, n * 4, CL_MEM_READ_WRITE), vals = filled_buffer(ctx, n * 8, CL_MEM_READ_WRITE);
+        cl_mem small = filled_buffer(ctx, n * 4 - 4, CL_MEM_READ_WRITE), ro = filled_buffer(ctx, n * 4, CL_MEM_READ_ONLY);
+        cl_mem tk = filled_buffer(ctx, n * 4, CL_MEM_READ_WRITE), tv = filled_buffer(ctx, n * 8, CL_MEM_READ_WRITE);
+        const clperm_sort_request good = {CLPERM_KEY_U32, keys, CLPERM_TYPE_U64, vals, n, {0, 0, 0}, tk, tv};
+        struct {
+            const char *what;
+            clperm_sort_request req;
+            clperm_status want;
+        } cases[] = {
+            {"keys too small", good, CLPERM_ERROR_BUFFER_TOO_SMALL},
+            {"values too small", good, CLPERM_ERROR_BUFFER_TOO_SMALL},
+            {"values are the keys", good, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"unknown key type", good, CLPERM_ERROR_INVALID_TYPE},
+            {"unknown value type", good, CLPERM_ERROR_INVALID_TYPE},
+            {"values without a value type", good, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"no keys", good, CLPERM_ERROR_INVALID_BUFFER},
+            {"read-only keys", good, CLPERM_ERROR_BUFFER_READ_ONLY},
+            {"temp keys too small", good, CLPERM_ERROR_BUFFER_TOO_SMALL},
+            {"temp keys are the keys", good, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"temp values are the values", good, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"bits beyond the key", good, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"an empty bit range", good, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"descending 2", good, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"u64 keys in a buffer of n u32", good, CLPERM_ERROR_BUFFER_TOO_SMALL},
+        };
+        cases[0].req.keys = small;
+        cases[1].req.value_type = CLPERM_TYPE_U64, cases[1].req.values = keys, cases[1].req.keys = tk,
+        cases[1].req.temp_keys = NULL;
+        cases[2].req.values = keys;
+        cases[3].req.key_type = (clperm_key_type)7;
+        cases[4].req.value_type = (clperm_type)3;
+        cases[5].req.value_type = 0;
+        cases[6].req.keys = NULL;
+        cases[7].req.keys = ro;
+        cases[8].req.temp_keys = small;
+        cases[9].req.temp_keys = keys;
+        cases[10].req.temp_values = vals;
+        cases[11].req.order.bit_hi = 33;
+        cases[12].req.order.bit_lo = 9, cases[12].req.order.bit_hi = 9;
+        cases[13].req.order.descending = 2;
+        cases[14].req.key_type = CLPERM_KEY_U64;
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            cl_event ev = NULL;
+            clperm_status st = clperm_sort(ctx, &cases[i].req, 0, NULL, &ev);
+            cr_assert_eq(st, cases[i].want, "%s: %s, want %s", cases[i].what, clperm_status_name(st),
+                         clperm_status_name(cases[i].want));
+            cr_assert_null(ev, "%s: an event came back", cases[i].what);
+            clperm_segments segs = {vals, CLPERM_TYPE_U32, 4};
+            st = clperm_sort_segmented(ctx, &cases[i].req, &segs, 0, NULL, NULL);
+            cr_assert_eq(st, cases[i].want, "segmented, %s: %s", cases[i].what, clperm_status_name(st));
+        }
+        cr_assert_eq(clperm_sort(ctx, NULL, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT);
+        cr_assert_eq(clperm_sort(ctx, &good, 1, NULL, NULL), CLPERM_ERROR_INVALID_EVENT_LIST);
+        cr_assert_eq(clperm_sort(NULL, &good, 0, NULL, NULL), CLPERM_ERROR_INVALID_CONTEXT);
+        cr_assert_eq(clperm_sort_segmented(ctx, &good, NULL, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT);
+        clperm_segments short_offsets = {small, CLPERM_TYPE_U64, n / 2};
+        cr_assert_eq(clperm_sort_segmented(ctx, &good, &short_offsets, 0, NULL, NULL), CLPERM_ERROR_BUFFER_TOO_SMALL);
+        cl_mem all[] = {keys, vals, small, ro, tk, tv};
+        const char *names[] = {"keys", "values", "small", "read-only", "temp keys", "temp values"};
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+            size_t bytes = 0;
+            clGetMemObjectInfo(all[i], CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
+            untouched(ctx, all[i], bytes, names[i]);
+            clReleaseMemObject(all[i]);
+        }
+        clperm_ctx_free(ctx);
+    }
+}
+
+/* ---- above 2^32 bytes: 64-bit positions ---- */
+
+/* 2^30 + 3 u32 keys (4 GiB and 12 bytes), where the device holds them twice over: sorted, and the
+ * same keys (a sum and a sum of squares, mod 2^64, as a check of the multiset). */
+Test(sort, beyond_four_gibibytes) {
+    const uint64_t n = (UINT64_C(1) << 30) + 3;
+    for (size_t dev = 0; dev < test_device_count(); dev++) {
+        clperm_ctx *ctx = test_open(dev);
+        clperm_profile p;
+        cr_assert_eq(clperm_ctx_profile(ctx, &p), CLPERM_SUCCESS);
+        if (p.max_alloc_bytes < n * 4 || p.global_mem_bytes < 3 * n * 4) {
+            cr_log_info("%s: skipped, the device does not hold 2 x %llu bytes (max allocation %llu, memory %llu)",
+                        test_device_label(ctx), (unsigned long long)(n * 4), (unsigned long long)p.max_alloc_bytes,
+                        (unsigned long long)p.global_mem_bytes);
+            clperm_ctx_free(ctx);
+            continue;
+        }
+        uint32_t *keys = malloc(n * 4);
+        cr_assert(keys, "host memory for 4 GiB of keys");
+        test_fill_random(keys, n * 4, test_seed());
+        uint64_t sum = 0, squares = 0;
+        for (uint64_t i = 0; i < n; i++) sum += keys[i], squares += (uint64_t)keys[i] * keys[i];
+        cl_mem dk = test_buffer(ctx, n * 4, keys);
+        cr_assert(dk);
+        clperm_sort_request req = {CLPERM_KEY_U32, dk, 0, NULL, n, {0, 0, 0}, NULL, NULL};
+        clperm_status st = clperm_sort(ctx, &req, 0, NULL, NULL);
+        cr_assert_eq(st, CLPERM_SUCCESS, "%s: %s", test_device_label(ctx), clperm_status_name(st));
+        cr_assert_eq(test_read(ctx, dk, n * 4, keys), 0);
+        uint64_t sum2 = 0, squares2 = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            if (i) cr_assert(keys[i - 1] <= keys[i], "%s: out of order at %llu", test_device_label(ctx), (unsigned long long)i);
+            sum2 += keys[i], squares2 += (uint64_t)keys[i] * keys[i];
+        }
+        cr_assert(sum == sum2 && squares == squares2, "%s: the keys changed", test_device_label(ctx));
+        clReleaseMemObject(dk);
+        free(keys);
+        clperm_ctx_free(ctx);
+    }
+}
+
+/* ---- the tile ranking's bank conflicts ---- */
+
+/* In the trace build's count (32 banks, a subgroup's 32 work-items together): keys all equal take
+ * one digit, so every step of the ranking and the exchange touches consecutive words or one word:
+ * no conflicts. Random keys scatter through the exchange: conflicts, reported. */
+Test(sort, rank_conflicts) {
+    for (size_t dev = 0; dev < test_device_count(); dev++) {
+        clperm_ctx *ctx = test_open(dev);
+        int wg = 0;
+        clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_ALGORITHM, 2);
+        clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_KERNEL, 1);
+        clperm_ctx_get_param(ctx, CLPERM_PARAM_SORT_WG_SIZE, &wg);
+        if (wg % 32) {
+            clperm_ctx_free(ctx);
+            continue;
+        }
+        const uint64_t n = 3 * 4096 + 17;
+        uint32_t *keys = malloc(n * 4);
+        for (int pattern = 0; pattern < 3; pattern++) {
+            fill_keys(keys, CLPERM_KEY_U32, n, pattern == 0 ? EQUAL : pattern == 1 ? FEW : RANDOM, 5);
+            clperm_conflict_report r;
+            clperm_status st = clperm_sort_rank_conflicts(ctx, keys, n, &r);
+            cr_assert_eq(st, CLPERM_SUCCESS, "%s: %s\n%s", test_device_label(ctx), clperm_status_name(st),
+                         clperm_ctx_build_log(ctx));
+            cr_assert_gt(r.accesses, 4 * n, "the trace recorded too little");
+            cr_log_info("%s: %s keys, %u x %u per subgroup: %llu accesses in %llu steps, %llu conflicts, at most "
+                        "%u-way", test_device_label(ctx), pattern == 0 ? "equal" : pattern == 1 ? "three distinct" : "random",
+                        r.shape.w, r.shape.m, (unsigned long long)r.accesses, (unsigned long long)r.steps,
+                        (unsigned long long)r.conflicts, r.max_ways);
+            if (pattern == 0) cr_assert_eq(r.conflicts, 0, "equal keys: %llu conflicts", (unsigned long long)r.conflicts);
+            if (pattern == 2) cr_assert_gt(r.conflicts, 0, "random keys scatter without a conflict?");
+        }
+        free(keys);
         clperm_ctx_free(ctx);
     }
 }

@@ -197,8 +197,9 @@ int clperm__shuffle_fusion(const clperm_ctx *ctx);
 int clperm__rng_kernel(const clperm_ctx *ctx);
 /* The tile sorts' widest tile (CLPERM_PARAM_SORT_WIDTH, else the device's banks, at most 64). */
 int clperm__sort_width(const clperm_ctx *ctx);
-/* The device-wide sort's parameters (CLPERM_PARAM_SORT_ALGORITHM .. _ITEMS) as a sort of 2^24
- * u32 keys would use them: the parameter, else the device's choice (src/sort/radix.c). */
+/* The device-wide sort's parameters (CLPERM_PARAM_SORT_ALGORITHM .. _ITEMS) as a sort of u32
+ * keys uses them: the parameter, else the device's choice (src/sort/radix.c); for serial kernels
+ * with automatic blocks, the smallest block. */
 int clperm__radix_param(const clperm_ctx *ctx, clperm_param param);
 
 /* ---- scan and shuffle internals (the context is locked by the caller) ---- */
@@ -217,6 +218,11 @@ clperm_status clperm__tile_partition(clperm_ctx *ctx, clperm_key_type type, cl_m
                                      uint64_t segment, unsigned shift, unsigned bits, cl_uint num_events,
                                      const cl_event *events, cl_event *event);
 uint64_t clperm__tile_partition_max(const clperm_ctx *ctx, clperm_key_type type);
+/* The tile sort of segments of `segment` keys (CLPERM_TILE_SORT_AUTO), and its largest segment:
+ * the segmented sort's uniform segments. */
+clperm_status clperm__tile_sort(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values, uint64_t n,
+                                uint64_t segment, cl_uint num_events, const cl_event *events, cl_event *event);
+uint64_t clperm__tile_sort_max(const clperm_ctx *ctx, clperm_key_type type, int with_values);
 /* Options with defaults filled in; CLPERM_ERROR_INVALID_ARGUMENT when they are not valid. */
 clperm_status clperm__shuffle_opts_check(const clperm_shuffle_opts *opts, clperm_shuffle_opts *out);
 

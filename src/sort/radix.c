@@ -109,7 +109,8 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
 }
 
 int clperm__radix_param(const clperm_ctx *ctx, clperm_param param) {
-    clperm__radix_job job = {CLPERM_KEY_U32, 0, NULL, NULL, NULL, NULL, 0, UINT64_C(1) << 24, {32, 0, 32, 0, 0, 0}};
+    /* No keys: the serial kernels' smallest block. */
+    clperm__radix_job job = {CLPERM_KEY_U32, 0, NULL, NULL, NULL, NULL, 0, 0, {32, 0, 32, 0, 0, 0}};
     clperm__radix_plan p;
     if (clperm__radix_plan_job(ctx, &job, 0, 1, &p) != CLPERM_SUCCESS) return ctx->params[param];
     switch (param) {

@@ -150,6 +150,19 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
     cl_uint hdr[HDR_WORDS];
     CLPERM_TRY(classify(ctx, &sp, segs, job.n, num_events, events, hdr));
     CLPERM_RETURN_IF(hdr[0], CLPERM_ERROR_INVALID_ARGUMENT);
+    /* Segments all of one length from the start, within a tile, in the tile sorts' order: one
+     * tile sort. */
+    cl_ulong first_offset, length;
+    memcpy(&first_offset, &hdr[2 + 2 * SEG_CLASSES], 8);
+    memcpy(&length, &hdr[4 + 2 * SEG_CLASSES], 8);
+    if (!hdr[1] && first_offset == 0 && length >= 2 && !job.bits.descending && job.bits.lo == 0 &&
+        job.bits.hi == job.bits.width && job.value_bytes != 8 &&
+        length <= clperm__tile_sort_max(ctx, job.key_type, job.value_bytes != 0)) {
+        CLPERM_TRY(clperm__tile_sort(ctx, job.key_type, job.keys, job.values, segs->count * length, length, 0, NULL,
+                                     NULL));
+        ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
+        return clperm__empty_call(ctx, 0, NULL, event);
+    }
     uint64_t listed = 0, medium = hdr[2 + sp.tile_classes + 1], huge = hdr[2 + sp.tile_classes + 2];
     for (unsigned c = 1; c <= sp.tile_classes + 2; c++) listed += hdr[2 + c];
     if (listed == 0) return clperm__empty_call(ctx, 0, NULL, event);

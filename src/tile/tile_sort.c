@@ -329,6 +329,15 @@ clperm_status clperm__tile_partition(clperm_ctx *ctx, clperm_key_type type, cl_m
                         event);
 }
 
+clperm_status clperm__tile_sort(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values, uint64_t n,
+                                uint64_t segment, cl_uint num_events, const cl_event *events, cl_event *event) {
+    return sort_checked(ctx, type, keys, values, n, segment, CLPERM_TILE_SORT_AUTO, 0, 0, num_events, events, event);
+}
+
+uint64_t clperm__tile_sort_max(const clperm_ctx *ctx, clperm_key_type type, int with_values) {
+    return segment_max(ctx, type, with_values, (clperm_tile_sort)ctx->tuning.sort_auto);
+}
+
 uint64_t clperm__tile_partition_max(const clperm_ctx *ctx, clperm_key_type type) {
     return segment_max(ctx, type, 1, (clperm_tile_sort)ctx->tuning.sort_auto);
 }
