@@ -40,25 +40,11 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-typedef cl_int (*run_fn)(bench_dev *d, void *arg);
+typedef bench_fn run_fn;
 
 /* Median time of fn over t->reps runs after t->warmup; negative on error. */
 static double timed(bench_dev *d, run_fn fn, void *arg, const bench_timing *t, char *err, size_t errcap) {
-    double samples[256];
-    int reps = t->reps < 1 ? 1 : (t->reps > 256 ? 256 : t->reps);
-    for (int i = -t->warmup; i < reps; i++) {
-        cl_int st = clFinish(d->queue);
-        double t0 = now();
-        if (st == CL_SUCCESS) st = fn(d, arg);
-        if (st == CL_SUCCESS) st = clFinish(d->queue);
-        double t1 = now();
-        if (st != CL_SUCCESS) {
-            snprintf(err, errcap, "%s", clperm_status_name(st));
-            return -1;
-        }
-        if (i >= 0) samples[i] = t1 - t0;
-    }
-    return median(samples, reps);
+    return bench_timed(d, NULL, fn, arg, t, err, errcap);
 }
 
 static cl_int launch(bench_dev *d, cl_kernel k, uint64_t n) {

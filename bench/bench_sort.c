@@ -9,17 +9,10 @@
 
 #define SORT_SEED 0x5eed0009u
 
-static void fill_random(void *dst, size_t bytes, uint64_t seed) {
-    unsigned char *p = dst;
-    uint64_t z = seed;
-    for (size_t i = 0; i < bytes; i += 8) {
-        z += 0x9e3779b97f4a7c15ull;
-        uint64_t x = z;
-        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-        x ^= x >> 31;
-        memcpy(p + i, &x, bytes - i < 8 ? bytes - i : 8);
-    }
+/* Random words from one of clperm's generators on the host (bytes a multiple of 4). */
+static int fill_random(void *dst, size_t bytes, uint64_t seed) {
+    const clperm_rng_spec spec = {CLPERM_RNG_FAMILY_THREE, 32};
+    return clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_U32, dst, bytes / 4, seed, 0) == CLPERM_SUCCESS ? 0 : -1;
 }
 
 typedef struct sort_run {
@@ -122,13 +115,11 @@ double bench_device_sort(bench_dev *d, clperm_key_type key_type, clperm_type val
     r.value_bytes = value_type ? (size_t)n * clperm_type_size(value_type) : 0;
     void *keys = malloc(r.key_bytes + 1), *values = malloc(r.value_bytes + 1);
     double s = -1;
-    if (keys && values) {
-        fill_random(keys, r.key_bytes, SORT_SEED);
-        fill_random(values, r.value_bytes, SORT_SEED + 1);
+    if (keys && values && fill_random(keys, r.key_bytes, SORT_SEED) == 0 &&
+        fill_random(values, r.value_bytes, SORT_SEED + 1) == 0)
         s = time_sort(d, &r, keys, values, NULL, 0, t, verify, extra_bytes, err, errcap);
-    } else {
+    else
         snprintf(err, errcap, "out of host memory");
-    }
     free(keys);
     free(values);
     return s;
@@ -149,19 +140,18 @@ double bench_segmented_sort(bench_dev *d, uint64_t segment, uint64_t n, const be
     r.segs.offset_type = CLPERM_TYPE_U32;
     uint32_t *keys = malloc(r.key_bytes + 4), *offsets = malloc(((size_t)n + 2) * 4);
     double s = -1;
-    if (!keys || !offsets) {
+    if (!keys || !offsets || fill_random(keys, r.key_bytes, SORT_SEED) != 0) {
         snprintf(err, errcap, "out of host memory");
     } else {
-        fill_random(keys, r.key_bytes, SORT_SEED);
-        /* Fixed lengths, or lengths log-uniform in [1, 65536]. */
+        /* Fixed lengths, or lengths about log-uniform in [1, 2^17). */
         uint64_t z = SORT_SEED + 2, at = 0, count = 0;
         offsets[0] = 0;
         while (at < n) {
             uint64_t len = segment;
             if (!segment) {
-                fill_random(&z, 8, z);
-                len = (uint64_t)1 << (z % 17);
-                len += (z >> 8) % len;
+                z = z * 6364136223846793005ull + 1442695040888963407ull;
+                len = (uint64_t)1 << ((z >> 33) % 17);
+                len += (z >> 13) % len;
             }
             at = at + len < n ? at + len : n;
             offsets[++count] = (uint32_t)at;
@@ -213,8 +203,7 @@ static double host_sort(uint64_t n, const bench_timing *t, int kind) {
     uint32_t *in = malloc((size_t)n * 4 + 4), *a = malloc((size_t)n * 4 + 4), *tmp = malloc((size_t)n * 4 + 4);
     double s = -1, samples[256];
     int reps = t->reps < 1 ? 1 : (t->reps > 256 ? 256 : t->reps);
-    if (in && a && tmp) {
-        fill_random(in, (size_t)n * 4, SORT_SEED);
+    if (in && a && tmp && fill_random(in, (size_t)n * 4, SORT_SEED) == 0) {
         for (int i = -t->warmup; i < reps; i++) {
             memcpy(a, in, (size_t)n * 4);
             double t0 = bench_now();

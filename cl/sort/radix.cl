@@ -1,11 +1,10 @@
 /*
- * Device-wide LSD radix sort, work-group kernels. Compiled after cl/common/subgroup.h and
- * cl/sort/sort_key.h.
+ * Device-wide LSD radix sort, work-group kernels. Compiled after cl/common/subgroup.h,
+ * cl/sort/sort_key.h and cl/sort/radix_types.h (the key, value and count options; R = 2^BITS
+ * digits).
  *
- * Required: CLPERM_SORT_KEY64 (0: 32-bit keys, 1: 64-bit), CLPERM_SORT_VALUE_BYTES (0, 4 or 8),
- * CLPERM_SORT_BITS (bits per digit, 1..8; R = 2^BITS digits), CLPERM_SORT_ITEMS (keys per
- * work-item per tile), CLPERM_SORT_RANK (how a tile ranks its keys, below), CLPERM_SORT_COUNT64
- * (the reduce-then-scan counts: 0 u32, 1 u64). Optional: CLPERM_SORT_ATOM64 (1: the look-back
+ * Required: CLPERM_SORT_ITEMS (keys per work-item per tile), CLPERM_SORT_RANK (how a tile ranks
+ * its keys, below). Optional: CLPERM_SORT_ATOM64 (1: the look-back
  * words through cl_khr_int64_base_atomics; 0: volatile 64-bit loads and stores, which NVIDIA
  * makes single accesses), CLPERM_SORT_SUB (rank 3: keys per partitioned sub-segment),
  * CLPERM_SORT_TRACE (record local-memory accesses).
@@ -40,23 +39,11 @@
  * Keys are stable in every form: the rank of a key among keys of its digit is the count of such
  * keys before it in the tile, and tiles are placed in order.
  */
-#ifndef CLPERM_SORT_KEY64
-#error "CLPERM_SORT_KEY64 must be defined"
-#endif
-#ifndef CLPERM_SORT_BITS
-#error "CLPERM_SORT_BITS must be defined"
-#endif
 #ifndef CLPERM_SORT_ITEMS
 #error "CLPERM_SORT_ITEMS must be defined"
 #endif
-#ifndef CLPERM_SORT_VALUE_BYTES
-#define CLPERM_SORT_VALUE_BYTES 0
-#endif
 #ifndef CLPERM_SORT_RANK
 #define CLPERM_SORT_RANK 1
-#endif
-#ifndef CLPERM_SORT_COUNT64
-#define CLPERM_SORT_COUNT64 0
 #endif
 #ifndef CLPERM_SORT_ATOM64
 #define CLPERM_SORT_ATOM64 1
@@ -85,25 +72,6 @@
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #endif
 
-#if CLPERM_SORT_KEY64
-typedef ulong sort_key;
-#define SORT_KEY_BITS 64
-#else
-typedef uint sort_key;
-#define SORT_KEY_BITS 32
-#endif
-#if CLPERM_SORT_VALUE_BYTES == 8
-typedef ulong sort_val;
-#elif CLPERM_SORT_VALUE_BYTES == 4
-typedef uint sort_val;
-#else
-typedef uint sort_val; /* unused */
-#endif
-#if CLPERM_SORT_COUNT64
-typedef ulong sort_count;
-#else
-typedef uint sort_count;
-#endif
 #if CLPERM_SG_WIDTH > 32
 typedef ulong sort_mask;
 #define SORT_MASK_BITS 64
@@ -113,7 +81,6 @@ typedef uint sort_mask;
 #endif
 #define SORT_FULL_MASK ((sort_mask)(~(sort_mask)0) >> (SORT_MASK_BITS - CLPERM_SG_WIDTH))
 
-#define SORT_R (1u << CLPERM_SORT_BITS)
 #define SORT_WG CLPERM_WG_SIZE
 #define SORT_ITEMS CLPERM_SORT_ITEMS
 #define SORT_TILE (SORT_WG * SORT_ITEMS)

@@ -1,11 +1,8 @@
 /*
  * Device-wide LSD radix sort, serial kernels for CPUs: one work-item per work-group, each taking a
  * block of `block` consecutive keys with its counters in private memory, no barriers. Compiled
- * after cl/sort/sort_key.h; the same arguments as the reduce-then-scan kernels of radix.cl, so the
- * host runs both the same way.
- *
- * Required: CLPERM_SORT_KEY64, CLPERM_SORT_VALUE_BYTES, CLPERM_SORT_BITS, CLPERM_SORT_COUNT64 (as
- * in radix.cl).
+ * after cl/sort/sort_key.h and cl/sort/radix_types.h; the same arguments as the reduce-then-scan
+ * kernels of radix.cl, so the host runs both the same way.
  *
  *   clperm_radix_count    counts[d * blocks + b] = the keys of digit d in block b
  *   clperm_radix_scatter  block b's keys (and values) in input order to the places the scanned
@@ -13,38 +10,22 @@
  *   clperm_radix_segments one segment of the segmented sort per work-item: an insertion sort up
  *                         to SORT_SHORT keys, else LSD radix passes through tkeys (and tvals)
  */
-#ifndef CLPERM_SORT_KEY64
-#error "CLPERM_SORT_KEY64 must be defined"
-#endif
-#ifndef CLPERM_SORT_BITS
-#error "CLPERM_SORT_BITS must be defined"
-#endif
-#ifndef CLPERM_SORT_VALUE_BYTES
-#define CLPERM_SORT_VALUE_BYTES 0
-#endif
-#ifndef CLPERM_SORT_COUNT64
-#define CLPERM_SORT_COUNT64 0
-#endif
-
-#if CLPERM_SORT_KEY64
-typedef ulong sort_key;
-#define SORT_KEY_BITS 64
-#else
-typedef uint sort_key;
-#define SORT_KEY_BITS 32
-#endif
-#if CLPERM_SORT_VALUE_BYTES == 8
-typedef ulong sort_val;
-#else
-typedef uint sort_val;
-#endif
-#if CLPERM_SORT_COUNT64
-typedef ulong sort_count;
-#else
-typedef uint sort_count;
-#endif
-#define SORT_R (1u << CLPERM_SORT_BITS)
 #define SORT_DIGIT(k) ((uint)(CLPERM_SORT_ORDER((k), SORT_KEY_BITS, px, nx) >> shift) & mask)
+
+/* Keys [begin, end) of kin (and their values) in order to kout (vout) at o[digit]++: a stable
+ * scatter. */
+inline void sort_scatter_run(const __global sort_key *kin, __global sort_key *kout, const __global sort_val *vin,
+                             __global sort_val *vout, ulong begin, ulong end, ulong *o, sort_key px, sort_key nx,
+                             uint shift, uint mask) {
+    for (ulong i = begin; i < end; i++) {
+        sort_key k = kin[i];
+        ulong p = o[SORT_DIGIT(k)]++;
+        kout[p] = k;
+#if CLPERM_SORT_VALUE_BYTES
+        vout[p] = vin[i];
+#endif
+    }
+}
 
 /* Four counter sets, one per key of a group of four, so that keys of one digit in a row do not
  * wait on each other's increments. */
@@ -78,18 +59,7 @@ __kernel void clperm_radix_scatter(const __global sort_key *kin, __global sort_k
     ulong o[SORT_R];
     (void)label_xor;
     for (uint d = 0; d < SORT_R; d++) o[d] = offsets[(ulong)d * blocks + b];
-    kin += off;
-    kout += off;
-    vin += off;
-    vout += off;
-    for (ulong i = begin; i < end; i++) {
-        sort_key k = kin[i];
-        ulong p = o[SORT_DIGIT(k)]++;
-        kout[p] = k;
-#if CLPERM_SORT_VALUE_BYTES
-        vout[p] = vin[i];
-#endif
-    }
+    sort_scatter_run(kin + off, kout + off, vin + off, vout + off, begin, end, o, px, nx, shift, mask);
 }
 
 #define SORT_SHORT 32
@@ -145,14 +115,7 @@ __kernel void clperm_radix_segments(__global sort_key *keys, __global sort_key *
             o[d] = run;
             run += c;
         }
-        for (ulong i = 0; i < len; i++) {
-            sort_key k = kin[i];
-            ulong p = o[SORT_DIGIT(k)]++;
-            kout[p] = k;
-#if CLPERM_SORT_VALUE_BYTES
-            vout[p] = vin[i];
-#endif
-        }
+        sort_scatter_run(kin, kout, vin, vout, 0, len, o, px, nx, shift, mask);
     }
     if (pass & 1)
         for (ulong i = 0; i < len; i++) {

@@ -126,16 +126,18 @@ int clperm__radix_param(const clperm_ctx *ctx, clperm_param param) {
 
 clperm_status clperm__radix_kernel(clperm_ctx *ctx, const clperm__radix_plan *p, const char *name, cl_kernel *out) {
     if (p->serial) {
-        static const char *const texts[2] = {clperm__cl_sort_sort_key_h, clperm__cl_sort_radix_serial_cl};
-        size_t lengths[2] = {clperm__cl_sort_sort_key_h_size, clperm__cl_sort_radix_serial_cl_size};
-        clperm__source src = {"radix_serial", 2, texts, lengths};
+        static const char *const texts[3] = {clperm__cl_sort_sort_key_h, clperm__cl_sort_radix_types_h,
+                                             clperm__cl_sort_radix_serial_cl};
+        size_t lengths[3] = {clperm__cl_sort_sort_key_h_size, clperm__cl_sort_radix_types_h_size,
+                             clperm__cl_sort_radix_serial_cl_size};
+        clperm__source src = {"radix_serial", 3, texts, lengths};
         return clperm__tile_kernel_get(ctx, &src, p->options, 1, 1, name, out);
     }
-    static const char *const texts[3] = {clperm__cl_common_subgroup_h, clperm__cl_sort_sort_key_h,
-                                         clperm__cl_sort_radix_cl};
-    size_t lengths[3] = {clperm__cl_common_subgroup_h_size, clperm__cl_sort_sort_key_h_size,
-                         clperm__cl_sort_radix_cl_size};
-    clperm__source src = {"radix", 3, texts, lengths};
+    static const char *const texts[4] = {clperm__cl_common_subgroup_h, clperm__cl_sort_sort_key_h,
+                                         clperm__cl_sort_radix_types_h, clperm__cl_sort_radix_cl};
+    size_t lengths[4] = {clperm__cl_common_subgroup_h_size, clperm__cl_sort_sort_key_h_size,
+                         clperm__cl_sort_radix_types_h_size, clperm__cl_sort_radix_cl_size};
+    clperm__source src = {"radix", 4, texts, lengths};
     return clperm__tile_kernel_get(ctx, &src, p->options, 0, p->wg, name, out);
 }
 
