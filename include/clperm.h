@@ -76,7 +76,8 @@ extern "C" {
     X(ERROR_BUILD_FAILED, -1014, "kernel program failed to build (see clperm_ctx_build_log)")      \
     X(ERROR_QUEUE_OUT_OF_ORDER, -1015, "command queue is out-of-order; clperm needs an in-order queue") \
     X(ERROR_INVALID_EVENT_LIST, -1016, "event wait list is inconsistent with its length")               \
-    X(ERROR_INTERNAL, -1017, "a limit inside the library was exceeded (please report it)")
+    X(ERROR_INTERNAL, -1017, "a limit inside the library was exceeded (please report it)")             \
+    X(ERROR_BUFFER_OVERLAP, -1018, "buffers that must be distinct share memory")
 
 typedef enum clperm_status_code {
 #define CLPERM_X_ENUM(name, value, msg) CLPERM_##name = value,
@@ -689,9 +690,13 @@ typedef struct clperm_sort_request {
  * caller's buffers: one buffer of n keys and one of n values (temp_keys and temp_values, or
  * allocated per call: CLPERM_COUNTER_TEMP_BYTES), and O(n / tile) words of counters kept in the
  * context (CLPERM_COUNTER_SCRATCH_BYTES). Errors (nothing enqueued, nothing written): unknown
- * key or value type (CLPERM_ERROR_INVALID_TYPE), keys or values buffers too small or the same
- * buffer, temp buffers too small or the same as keys or values, a bit range outside the key,
- * req NULL (CLPERM_ERROR_INVALID_ARGUMENT). n = 0 and n = 1 enqueue no kernel. */
+ * key or value type (CLPERM_ERROR_INVALID_TYPE), a buffer too small or read-only, two of keys,
+ * values and temp buffers the same (CLPERM_ERROR_INVALID_ARGUMENT) or sharing memory
+ * (CLPERM_ERROR_BUFFER_OVERLAP), values without a value type, a bit range outside the key, req
+ * NULL (CLPERM_ERROR_INVALID_ARGUMENT), a configuration the device cannot run
+ * (CLPERM_ERROR_UNSUPPORTED). n = 0 and n = 1 enqueue no kernel. The passes alternate between the
+ * caller's buffers and the temp buffers: should the runtime refuse an enqueue partway (out of
+ * resources), the keys and values hold the same pairs as before, sorted by some of the digits. */
 CLPERM_API clperm_status clperm_sort(clperm_ctx *ctx, const clperm_sort_request *req, cl_uint num_events,
                                      const cl_event *events, cl_event *event);
 

@@ -224,3 +224,87 @@ Test(errors, status_names) {
     cr_assert_str_eq(clperm_status_name(-4242), "CLPERM_UNKNOWN_STATUS");
     cr_assert_eq(CLPERM_ERROR_INVALID_ARGUMENT, -1000, "published values are pinned");
 }
+
+/* Sub-buffers that share memory are refused where the buffers must be distinct; disjoint ones and
+ * an exact in-place range are accepted. */
+Test(errors, overlapping_buffers) {
+    NEED_DEVICE();
+    cl_uint align_bits = 0;
+    cr_assert_eq(clGetDeviceInfo(clperm_ctx_cl_device(ctx), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits,
+                                 &align_bits, NULL), CL_SUCCESS);
+    size_t align = align_bits / 8 < 4096 ? 4096 : align_bits / 8, part = 4 * align;
+    unsigned char *fill = malloc(3 * part);
+    cr_assert(fill);
+    memset(fill, 0x5a, 3 * part);
+    cl_mem whole = test_buffer(ctx, 3 * part, fill);
+    cr_assert(whole);
+    cl_int err;
+    cl_buffer_region ra = {0, 2 * part}, rb = {align, 2 * part}, rc = {2 * part, part};
+    cl_mem a = clCreateSubBuffer(whole, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &ra, &err);
+    cl_mem b = clCreateSubBuffer(whole, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &rb, &err);
+    cl_mem c = clCreateSubBuffer(whole, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &rc, &err);
+    cr_assert(a && b && c);
+    uint64_t n = part / 4;
+    EXPECT_STATUS(clperm_shuffle(ctx, a, b, n, 4, 1, NULL, 0, NULL, NULL), CLPERM_ERROR_BUFFER_OVERLAP);
+    /* A buffer and a sub-buffer of it: the first 2 parts of `whole` against b, which starts inside them. */
+    EXPECT_STATUS(clperm_shuffle(ctx, whole, b, 2 * n, 4, 1, NULL, 0, NULL, NULL), CLPERM_ERROR_BUFFER_OVERLAP);
+    EXPECT_STATUS(clperm_scan_exclusive(ctx, CLPERM_TYPE_U32, a, b, n, 0, NULL, NULL), CLPERM_ERROR_BUFFER_OVERLAP);
+    EXPECT_STATUS(clperm_transpose_tiles(ctx, CLPERM_TYPE_U32, a, b, n / 256, 16, 16, 0, NULL, NULL),
+                  CLPERM_ERROR_BUFFER_OVERLAP);
+    EXPECT_STATUS(clperm_sort_segments(ctx, CLPERM_KEY_U32, a, b, n, 64, CLPERM_TILE_SORT_AUTO, 0, NULL, NULL),
+                  CLPERM_ERROR_BUFFER_OVERLAP);
+    unsigned char *back = malloc(3 * part);
+    cr_assert(back);
+    cr_assert_eq(test_read(ctx, whole, 3 * part, back), 0);
+    cr_assert_eq(memcmp(back, fill, 3 * part), 0, "a refused call wrote to the buffers");
+    /* Disjoint sub-buffers of one buffer, and an in-place scan of one range, are fine. */
+    EXPECT_STATUS(clperm_shuffle(ctx, a, c, n, 4, 1, NULL, 0, NULL, NULL), CLPERM_SUCCESS);
+    EXPECT_STATUS(clperm_scan_exclusive(ctx, CLPERM_TYPE_U32, c, c, n, 0, NULL, NULL), CLPERM_SUCCESS);
+    cr_assert_eq(clFinish(clperm_ctx_cl_queue(ctx)), CL_SUCCESS);
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseMemObject(c);
+    clReleaseMemObject(whole);
+    free(fill);
+    free(back);
+}
+
+/* Every tunable has a name that leads back to it, and the bounds the table gives. */
+Test(errors, parameter_names) {
+    int count = 0;
+#define X(name, value, lo, hi, flags, text)                                                        \
+    do {                                                                                           \
+        clperm_param p;                                                                            \
+        int l, h;                                                                                  \
+        cr_assert_str_eq(clperm_param_name(CLPERM_PARAM_##name), text);                            \
+        EXPECT_STATUS(clperm_param_from_name(text, &p), CLPERM_SUCCESS);                           \
+        cr_assert_eq(p, CLPERM_PARAM_##name);                                                      \
+        EXPECT_STATUS(clperm_param_bounds(CLPERM_PARAM_##name, &l, &h), CLPERM_SUCCESS);            \
+        cr_assert(l == lo && h == hi);                                                             \
+        count++;                                                                                   \
+    } while (0);
+    CLPERM_PARAM_MAP(X)
+#undef X
+    cr_assert_gt(count, 10);
+    clperm_param p = CLPERM_PARAM_SG_WIDTH;
+    EXPECT_STATUS(clperm_param_from_name("no_such_param", &p), CLPERM_ERROR_INVALID_PARAM);
+    cr_assert_eq(p, CLPERM_PARAM_SG_WIDTH, "a failed lookup wrote its result");
+    cr_assert_null(clperm_param_name((clperm_param)0));
+    cr_assert_null(clperm_param_name((clperm_param)999));
+}
+
+/* The library names every value of its enums, and nothing else. */
+Test(errors, enum_names) {
+    cr_assert_str_eq(clperm_bijection_name(CLPERM_BIJECTION_FEISTEL), "feistel");
+    cr_assert_str_eq(clperm_rng_family_name(CLPERM_RNG_FAMILY_BUFFERED), "buffered");
+    cr_assert_str_eq(clperm_rng_output_name(CLPERM_RNG_OUT_DOUBLE), "double");
+    cr_assert_str_eq(clperm_type_name(CLPERM_TYPE_U64), "u64");
+    cr_assert_str_eq(clperm_tile_sort_name(CLPERM_TILE_SORT_BITONIC_PADDED), "bitonic-padded");
+    cr_assert_str_eq(clperm_shuffle_fusion_name(CLPERM_FUSION_LOOKBACK), "bijective2");
+    cr_assert_str_eq(clperm_kernel_kind_name(CLPERM_KERNEL_SERIAL), "serial");
+    cr_assert_null(clperm_bijection_name((clperm_bijection)0));
+    cr_assert_null(clperm_rng_output_name((clperm_rng_output)5));
+    cr_assert_null(clperm_type_name((clperm_type)-1));
+    cr_assert_null(clperm_tile_sort_name((clperm_tile_sort)99));
+    cr_assert_str_eq(clperm_vendor_name((clperm_vendor)77), "other");
+}

@@ -271,6 +271,10 @@ void clperm__scratch_release(clperm__scratch *s);
 clperm_status clperm__check_buffer(const clperm_ctx *ctx, cl_mem mem, uint64_t n, size_t elem,
                                    int writable);
 clperm_status clperm__check_events(cl_uint num_events, const cl_event *events);
+/* CLPERM_ERROR_BUFFER_OVERLAP when the first a_bytes of a and the first b_bytes of b share memory
+ * (the same buffer, or sub-buffers of one, or a buffer and its sub-buffer), unless same_ok and
+ * they are exactly the same range (an in-place call). */
+clperm_status clperm__check_overlap(cl_mem a, uint64_t a_bytes, cl_mem b, uint64_t b_bytes, int same_ok);
 
 /* Text built piece by piece in the caller's storage (kernel build options, generated kernel text):
  * an append that does not fit leaves the text as it was and marks the buffer, and
@@ -310,5 +314,10 @@ void clperm__appendf(char *buf, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* The test-only build sends the calls that can fail through fault-injection wrappers. */
+#if defined(CLPERM_FAULTS) && CLPERM_FAULTS
+#include "faults.h"
+#endif
 
 #endif /* CLPERM_INTERNAL_H */

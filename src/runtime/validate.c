@@ -22,6 +22,29 @@ clperm_status clperm__check_buffer(const clperm_ctx *ctx, cl_mem mem, uint64_t n
     return CLPERM_SUCCESS;
 }
 
+/* The memory object a buffer lives in and its offset there (a sub-buffer's parent). */
+static clperm_status resolve(cl_mem m, cl_mem *root, size_t *offset) {
+    cl_mem parent = NULL;
+    size_t off = 0;
+    if (clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) != CL_SUCCESS ||
+        (parent && clGetMemObjectInfo(m, CL_MEM_OFFSET, sizeof off, &off, NULL) != CL_SUCCESS))
+        return CLPERM_ERROR_INVALID_BUFFER;
+    *root = parent ? parent : m;
+    *offset = parent ? off : 0;
+    return CLPERM_SUCCESS;
+}
+
+clperm_status clperm__check_overlap(cl_mem a, uint64_t a_bytes, cl_mem b, uint64_t b_bytes, int same_ok) {
+    cl_mem ra, rb;
+    size_t oa, ob;
+    CLPERM_TRY(resolve(a, &ra, &oa));
+    CLPERM_TRY(resolve(b, &rb, &ob));
+    if (ra != rb || a_bytes == 0 || b_bytes == 0) return CLPERM_SUCCESS;
+    if (same_ok && oa == ob && a_bytes == b_bytes) return CLPERM_SUCCESS;
+    int disjoint = oa + a_bytes <= ob || ob + b_bytes <= oa;
+    return disjoint ? CLPERM_SUCCESS : CLPERM_ERROR_BUFFER_OVERLAP;
+}
+
 clperm_status clperm__check_events(cl_uint num_events, const cl_event *events) {
     CLPERM_RETURN_IF((num_events > 0) != (events != NULL), CLPERM_ERROR_INVALID_EVENT_LIST);
     for (cl_uint i = 0; i < num_events; i++) CLPERM_RETURN_IF(!events[i], CLPERM_ERROR_INVALID_EVENT_LIST);

@@ -132,6 +132,7 @@ static clperm_status scan_checked(clperm_ctx *ctx, clperm_type type, cl_mem src,
     CLPERM_TRY(clperm__check_events(num_events, events));
     CLPERM_TRY(clperm__check_buffer(ctx, src, n, es, 0));
     CLPERM_TRY(clperm__check_buffer(ctx, dst, mode == REDUCE ? 1 : n, es, 1));
+    CLPERM_TRY(clperm__check_overlap(src, n * es, dst, (mode == REDUCE ? 1 : n) * es, mode != REDUCE));
     CLPERM_RETURN_IF(n > (uint64_t)SIZE_MAX / es, CLPERM_ERROR_SIZE_OVERFLOW);
     if (n == 0) {
         if (mode == REDUCE) {

@@ -239,6 +239,7 @@ static clperm_status shuffle_checked(clperm_ctx *ctx, cl_mem src, cl_mem dst, ui
     CLPERM_TRY(clperm__check_buffer(ctx, src, n, elem_size, 0));
     CLPERM_TRY(clperm__check_buffer(ctx, dst, n, elem_size, 1));
     CLPERM_RETURN_IF(src == dst, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_TRY(clperm__check_overlap(src, n * elem_size, dst, n * elem_size, 0));
     shuffle_plan p;
     CLPERM_TRY(plan_shuffle(ctx, n, elem_size, 0, seed, opts, &p));
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;

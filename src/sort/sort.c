@@ -6,13 +6,12 @@
 
 #include "sort_internal.h"
 
-/* A temp buffer, if given: at least n items of es bytes, writable, none of the others. */
-static clperm_status check_temp(const clperm_ctx *ctx, cl_mem temp, uint64_t n, size_t es, cl_mem a, cl_mem b,
-                                cl_mem c) {
-    if (!temp) return CLPERM_SUCCESS;
-    CLPERM_TRY(clperm__check_buffer(ctx, temp, n, es, 1));
-    CLPERM_RETURN_IF(temp == a || temp == b || temp == c, CLPERM_ERROR_INVALID_ARGUMENT);
-    return CLPERM_SUCCESS;
+/* Two buffers the sort writes must be distinct: the same buffer is an invalid argument, two that
+ * share memory (sub-buffers) overlap. NULL ones are skipped. */
+static clperm_status distinct(cl_mem a, uint64_t a_bytes, cl_mem b, uint64_t b_bytes) {
+    if (!a || !b) return CLPERM_SUCCESS;
+    CLPERM_RETURN_IF(a == b, CLPERM_ERROR_INVALID_ARGUMENT);
+    return clperm__check_overlap(a, a_bytes, b, b_bytes, 0);
 }
 
 clperm_status clperm__sort_check_request(const clperm_ctx *ctx, const clperm_sort_request *req,
@@ -24,15 +23,15 @@ clperm_status clperm__sort_check_request(const clperm_ctx *ctx, const clperm_sor
                      CLPERM_ERROR_INVALID_TYPE);
     size_t ks = clperm_key_size(req->key_type), vs = clperm__sort_value_size(req->value_type);
     CLPERM_RETURN_IF(req->n > (uint64_t)SIZE_MAX / 8, CLPERM_ERROR_SIZE_OVERFLOW);
-    CLPERM_TRY(clperm__check_buffer(ctx, req->keys, req->n, ks, 1));
-    if (vs) {
-        CLPERM_TRY(clperm__check_buffer(ctx, req->values, req->n, vs, 1));
-        CLPERM_RETURN_IF(req->values == req->keys, CLPERM_ERROR_INVALID_ARGUMENT);
-    } else {
-        CLPERM_RETURN_IF(req->values != NULL, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_RETURN_IF(!vs && req->values != NULL, CLPERM_ERROR_INVALID_ARGUMENT);
+    /* keys, values, temp keys, temp values: each given one holds n items and is not the others. */
+    cl_mem bufs[4] = {req->keys, vs ? req->values : NULL, req->temp_keys, vs ? req->temp_values : NULL};
+    uint64_t bytes[4] = {req->n * ks, req->n * vs, req->n * ks, req->n * vs};
+    for (int i = 0; i < 4; i++) {
+        if ((i & 1 && !vs) || (i >= 2 && !bufs[i])) continue; /* no values; no temp given */
+        CLPERM_TRY(clperm__check_buffer(ctx, bufs[i], req->n, i & 1 ? vs : ks, 1));
+        for (int j = 0; j < i; j++) CLPERM_TRY(distinct(bufs[j], bytes[j], bufs[i], bytes[i]));
     }
-    CLPERM_TRY(check_temp(ctx, req->temp_keys, req->n, ks, req->keys, req->values, NULL));
-    if (vs) CLPERM_TRY(check_temp(ctx, req->temp_values, req->n, vs, req->keys, req->values, req->temp_keys));
     job->key_type = req->key_type;
     job->value_bytes = vs;
     job->keys = req->keys;

@@ -295,6 +295,7 @@ static clperm_status sort_checked(clperm_ctx *ctx, clperm_key_type type, cl_mem 
     CLPERM_TRY(clperm__check_buffer(ctx, keys, n, clperm_key_size(type), 1));
     if (values) {
         CLPERM_RETURN_IF(values == keys, CLPERM_ERROR_INVALID_ARGUMENT);
+        CLPERM_TRY(clperm__check_overlap(keys, n * clperm_key_size(type), values, n * 4, 0));
         CLPERM_TRY(clperm__check_buffer(ctx, values, n, 4, 1));
     }
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
@@ -520,6 +521,8 @@ static clperm_status transpose_checked(clperm_ctx *ctx, clperm_type type, cl_mem
     CLPERM_TRY(clperm__check_buffer(ctx, src, count * items, clperm_type_size(type), 0));
     CLPERM_TRY(clperm__check_buffer(ctx, dst, count * items, clperm_type_size(type), 1));
     CLPERM_RETURN_IF(src == dst, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_TRY(clperm__check_overlap(src, count * items * clperm_type_size(type), dst,
+                                     count * items * clperm_type_size(type), 0));
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
     if (count == 0) return event ? clEnqueueMarkerWithWaitList(ctx->queue, num_events, events, event) : CLPERM_SUCCESS;
     return run_transpose(ctx, &p, src, dst, count, NULL, 0, num_events, events, event);
