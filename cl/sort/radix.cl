@@ -475,6 +475,18 @@ SORT_UNROLL
         rank[j] = tstart[dig[j]] + rend[(e / CLPERM_SORT_SUB) * SORT_R + (dig[j] ^ label_xor)] + e % CLPERM_SORT_SUB;
     }
 #endif
+#if CLPERM_SORT_RANK != 3
+    /* Keys to their tile ranks in local memory, where the counters just read were (hence the
+     * barrier), before the look-back: the writes overlap its wait. */
+    __local sort_key *xk = (__local sort_key *)lds;
+    const uint kw = (uint)sizeof(sort_key) / 4u; /* trace: words per key */
+    barrier(CLK_LOCAL_MEM_FENCE);
+SORT_UNROLL
+    for (uint j = 0; j < SORT_ITEMS; j++) {
+        SORT_T(SORT_TB_LDS + kw * rank[j]);
+        xk[rank[j]] = key[j];
+    }
+#endif
     /* Where each digit's keys of this tile start in the output, less the digit's start in the
      * tile: a key at tile rank r goes to obase[digit] + r. */
     for (uint d = lid; d < SORT_R; d += SORT_WG) {
@@ -501,16 +513,7 @@ SORT_UNROLL
         if (SORT_POS(j) < valid) vout[obase[dig[j]] + rank[j]] = vin[base + SORT_POS(j)];
 #endif
 #else
-    /* Keys to their tile ranks in local memory, then out in rank order: consecutive work-items
-     * write consecutive places of one digit's run. */
-    __local sort_key *xk = (__local sort_key *)lds;
-    const uint kw = (uint)sizeof(sort_key) / 4u; /* trace: words per key */
-SORT_UNROLL
-    for (uint j = 0; j < SORT_ITEMS; j++) {
-        SORT_T(SORT_TB_LDS + kw * rank[j]);
-        xk[rank[j]] = key[j];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    /* Out in rank order: consecutive work-items write consecutive places of one digit's run. */
     uint od[SORT_ITEMS];
 SORT_UNROLL
     for (uint j = 0; j < SORT_ITEMS; j++) {
