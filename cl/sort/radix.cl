@@ -108,7 +108,7 @@ typedef uint sort_mask;
 
 /* ---- the bank-conflict trace ------------------------------------------------------------------
  * In a trace build every local-memory access of the ranking and the exchange goes through
- * SORT_NOTE with its 32-bit word address (arrays at fixed bases, below): work-item g writes
+ * SORT_NOTE_F with its 32-bit word address (arrays at fixed bases, below): work-item g writes
  * record[1 + s] = the address of its step s (SORT_IDLE when it made none while its subgroup did)
  * and record[0] = its step count. Work-items of a subgroup run the same steps. */
 #define SORT_IDLE 0xFFFFFFFFu
@@ -121,20 +121,14 @@ typedef uint sort_mask;
 #define SORT_TRACE_BEGIN                                                                           \
     __global uint *sort_rec = sort_trace + get_global_id(0) * (sort_trace_cap + 1);                 \
     uint sort_step = 0
-#define SORT_NOTE(addr)                                                                            \
-    (sort_step < sort_trace_cap ? (sort_rec[1 + sort_step] = (uint)(addr)) : 0u, sort_step++)
 #define SORT_TRACE_END sort_rec[0] = sort_step
-#define SORT_TRACE_ARGS , sort_rec, &sort_step
-#define SORT_TRACE_DECL , __global uint *sort_rec, uint *sort_step_p
+/* In sort_tile, which gets the record, the step counter and the cap as parameters. */
 #define SORT_NOTE_F(addr)                                                                          \
     (*sort_step_p < sort_trace_cap_f ? (sort_rec[1 + *sort_step_p] = (uint)(addr)) : 0u, (*sort_step_p)++)
 #else
 #define SORT_TRACE_PARAMS
 #define SORT_TRACE_BEGIN
-#define SORT_NOTE(addr) 0u
 #define SORT_TRACE_END
-#define SORT_TRACE_ARGS
-#define SORT_TRACE_DECL
 #endif
 
 /* ---- look-back words ----------------------------------------------------------------------
