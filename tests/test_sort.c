@@ -482,14 +482,19 @@ Test(sort_segmented, device_equals_host) {
             const uint64_t fixed[] = {0, 1, 2, 3, 0, 0, 5, 17, 33, 64, 65, 255, 256, 257,
                                       max - 1, max, max + 1, tile - 1, tile, tile + 1, 3 * tile + 1, 0, 31};
             for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) lens[count++] = fixed[i];
+            /* Every size class with u32 pairs; two classes and the longer kinds with the other types
+             * (each class and type is a tile program to build). */
+            const uint64_t few_lens[] = {0, 1, 3, 0, 200, 3 * tile + 1, 2};
             for (int t = 0; t < 6; t++)
                 for (int v = 0; v < 3; v++) {
                     if (!type_in(&configs[ci], (size_t)t, (size_t)v)) continue;
+                    int all = t == 0 && v == 1;
                     check_segmented(ctx, key_types[t], value_types[v], (t + v) & 1 ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32,
-                                    lens, count, (uint64_t)t, 5, (clperm_sort_order){0, 0, 0}, RANDOM, seed + t);
+                                    all ? lens : few_lens, all ? count : sizeof few_lens / sizeof few_lens[0],
+                                    (uint64_t)t, 5, (clperm_sort_order){0, 0, 0}, RANDOM, seed + t);
                 }
-            check_segmented(ctx, CLPERM_KEY_F32, CLPERM_TYPE_U32, CLPERM_TYPE_U32, lens, count, 0, 0,
-                            (clperm_sort_order){1, 0, 0}, SPECIAL, seed);
+            check_segmented(ctx, CLPERM_KEY_F32, CLPERM_TYPE_U32, CLPERM_TYPE_U32, few_lens,
+                            sizeof few_lens / sizeof few_lens[0], 0, 0, (clperm_sort_order){1, 0, 0}, SPECIAL, seed);
             check_segmented(ctx, CLPERM_KEY_U64, CLPERM_TYPE_U64, CLPERM_TYPE_U32, lens, count, 0, 0,
                             (clperm_sort_order){0, 3, 17}, FEW, seed);
             /* Uniform segments: the tile sort's own case. */

@@ -55,6 +55,30 @@
 #ifndef CLPERM_TS_DIGIT_BITS
 #define CLPERM_TS_DIGIT_BITS 0
 #endif
+/* The segmented sort's forms (src/sort/segmented.c): CLPERM_TS_LIST 1 takes each tile's segment
+ * from a list, tile t of the launch sorting keys [ts_list[2e], ts_list[2e] + ts_list[2e + 1]),
+ * e = ts_first + t, t < n (lengths up to seg); CLPERM_TS_FLIP 1 sorts descending (the ordered
+ * form's bits flipped, so equal keys still keep their order); CLPERM_TS_VALUE64 1 moves u64
+ * values. */
+#ifndef CLPERM_TS_LIST
+#define CLPERM_TS_LIST 0
+#endif
+#ifndef CLPERM_TS_FLIP
+#define CLPERM_TS_FLIP 0
+#endif
+#ifndef CLPERM_TS_VALUE64
+#define CLPERM_TS_VALUE64 0
+#endif
+#if CLPERM_TS_LIST
+#define TS_LIST_PARAMS , const __global ulong *ts_list, ulong ts_first
+#else
+#define TS_LIST_PARAMS
+#endif
+#if CLPERM_TS_VALUE64
+typedef ulong ts_val;
+#else
+typedef uint ts_val;
+#endif
 /* sqrt(M) for the sort of Theorems 1 and 2, else 0. */
 #ifndef CLPERM_TS_S
 #define CLPERM_TS_S 0
@@ -85,7 +109,7 @@ typedef uint ts_key;
 #define TS_KEY_MAX 0xFFFFFFFFu
 #endif
 
-inline ts_key ts_to_ordered(ts_key k) {
+inline ts_key ts_to_ordered_up(ts_key k) {
 #if CLPERM_TS_KEY_KIND == 2
     return k ^ 0x80000000u;
 #elif CLPERM_TS_KEY_KIND == 3
@@ -99,7 +123,7 @@ inline ts_key ts_to_ordered(ts_key k) {
 #endif
 }
 
-inline ts_key ts_from_ordered(ts_key k) {
+inline ts_key ts_from_ordered_up(ts_key k) {
 #if CLPERM_TS_KEY_KIND == 2
     return k ^ 0x80000000u;
 #elif CLPERM_TS_KEY_KIND == 3
@@ -112,6 +136,9 @@ inline ts_key ts_from_ordered(ts_key k) {
     return k;
 #endif
 }
+
+inline ts_key ts_to_ordered(ts_key k) { return CLPERM_TS_FLIP ? ~ts_to_ordered_up(k) : ts_to_ordered_up(k); }
+inline ts_key ts_from_ordered(ts_key k) { return ts_from_ordered_up(CLPERM_TS_FLIP ? ~k : k); }
 
 /* ---- every local-memory access goes through TS_LD and TS_ST ----
  * In a trace build each work-item writes, per access, the address into its own record of the
@@ -207,11 +234,19 @@ inline void ts_sort_row(ts_key *k, uint *p) {
 inline void ts_sort_col(ts_key *k, uint *p) { CLPERM_TS_NET_W }
 
 /* Segment bounds of this work-group. */
+#if CLPERM_TS_LIST
+#define TS_SEGMENT                                                                                 \
+    const uint lid = get_local_id(0) % TS_W, ts_g = get_local_id(0) / TS_W;                        \
+    const ulong tile = (ulong)get_group_id(0) * TS_G + ts_g;                                       \
+    const ulong base = tile < n ? ts_list[2 * (ts_first + tile)] : 0;                              \
+    const uint len = tile < n ? (uint)min(seg, ts_list[2 * (ts_first + tile) + 1]) : 0u
+#else
 #define TS_SEGMENT                                                                                 \
     const uint lid = get_local_id(0) % TS_W, ts_g = get_local_id(0) / TS_W;                        \
     const ulong tile = (ulong)get_group_id(0) * TS_G + ts_g;                                       \
     const ulong base = tile * seg;                                                                 \
     const uint len = base < n ? (uint)min((ulong)seg, n - base) : 0u
+#endif
 
 /* Element e of the segment in tile order, loaded (padding past len) or stored, coalesced: step q
  * moves elements q*W .. q*W + W-1. ADDR(e) is the tile address of element e. */
@@ -230,11 +265,11 @@ inline void ts_sort_col(ts_key *k, uint *p) { CLPERM_TS_NET_W }
 #define TS_STORE_TILE(ADDR)                                                                        \
     do {                                                                                           \
         ts_key ks[TS_M];                                                                           \
-        uint vs[TS_M];                                                                             \
+        ts_val vs[TS_M];                                                                           \
         TS_UNROLL for (uint q = 0; q < TS_M; q++) {                                        \
             uint e = q * TS_W + lid, p;                                                            \
             TS_LD_ITEM(ADDR(e), ks[q], p);                                                         \
-            vs[q] = e < len ? values[base + p] : 0u;                                               \
+            vs[q] = e < len ? values[base + p] : (ts_val)0;                                        \
         }                                                                                          \
         barrier(CLK_GLOBAL_MEM_FENCE);                                                             \
         TS_UNROLL for (uint q = 0; q < TS_M; q++) {                                        \
@@ -273,7 +308,7 @@ inline void ts_sort_col(ts_key *k, uint *p) { CLPERM_TS_NET_W }
 
 #if TS_M >= TS_W
 __kernel TS_ATTRS void
-clperm_sort_tile_shear(__global ts_key *keys, __global uint *values, ulong n, ulong seg TS_TRACE_PARAMS) {
+clperm_sort_tile_shear(__global ts_key *keys, __global ts_val *values, ulong n, ulong seg TS_LIST_PARAMS TS_TRACE_PARAMS) {
     TS_LOCAL_DECL;
     TS_SEGMENT;
     TS_TRACE_BEGIN;
@@ -327,7 +362,7 @@ clperm_sort_tile_shear(__global ts_key *keys, __global uint *values, ulong n, ul
  * row-major order, 2 and 4 from column-major order; passes 0 and 2 write rows in alternating
  * order. */
 __kernel TS_ATTRS void
-clperm_sort_tile_as(__global ts_key *keys, __global uint *values, ulong n, ulong seg TS_TRACE_PARAMS) {
+clperm_sort_tile_as(__global ts_key *keys, __global ts_val *values, ulong n, ulong seg TS_LIST_PARAMS TS_TRACE_PARAMS) {
     TS_LOCAL_DECL;
     TS_SEGMENT;
     TS_TRACE_BEGIN;
@@ -428,7 +463,7 @@ __constant uint aw_passes[] = {AW_THEOREM1(ROW_G, ROW_G, NO)};
 #endif
 
 __kernel TS_ATTRS void
-clperm_sort_tile_as_wide(__global ts_key *keys, __global uint *values, ulong n, ulong seg TS_TRACE_PARAMS) {
+clperm_sort_tile_as_wide(__global ts_key *keys, __global ts_val *values, ulong n, ulong seg TS_LIST_PARAMS TS_TRACE_PARAMS) {
     TS_LOCAL_DECL;
     TS_SEGMENT;
     TS_TRACE_BEGIN;
@@ -540,12 +575,12 @@ clperm_sort_tile_as_wide(__global ts_key *keys, __global uint *values, ulong n, 
     TS_TRACE_END
 
 __kernel TS_ATTRS void
-clperm_sort_tile_bitonic(__global ts_key *keys, __global uint *values, ulong n, ulong seg TS_TRACE_PARAMS) {
+clperm_sort_tile_bitonic(__global ts_key *keys, __global ts_val *values, ulong n, ulong seg TS_LIST_PARAMS TS_TRACE_PARAMS) {
     TS_BITONIC_BODY(TS_PLAIN);
 }
 
 __kernel TS_ATTRS void
-clperm_sort_tile_bitonic_padded(__global ts_key *keys, __global uint *values, ulong n, ulong seg TS_TRACE_PARAMS) {
+clperm_sort_tile_bitonic_padded(__global ts_key *keys, __global ts_val *values, ulong n, ulong seg TS_LIST_PARAMS TS_TRACE_PARAMS) {
     TS_BITONIC_BODY(TS_PAD);
 }
 
@@ -685,8 +720,8 @@ __kernel TS_ATTRS void clperm_transpose_tiles(__global const ts_key *src, __glob
 #define TP_TR_COL(s) ((s) + lid)
 #define TP_TR_SRC(c) TP_ADDR(c, lid)
 
-__kernel TS_ATTRS void clperm_partition_tile_counting(__global ts_key *keys, __global uint *values, ulong n,
-                                                      ulong seg TS_TRACE_PARAMS) {
+__kernel TS_ATTRS void clperm_partition_tile_counting(__global ts_key *keys, __global ts_val *values, ulong n,
+                                                      ulong seg TS_LIST_PARAMS TS_TRACE_PARAMS) {
     __local ts_key lkx[TS_T * TS_G], lky[TS_T * TS_G];
     __local uint llx[TS_T * TS_G], lly[TS_T * TS_G], lc[TP_LABELS * TS_W * TS_G];
     TS_SEGMENT;

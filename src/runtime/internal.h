@@ -223,6 +223,12 @@ uint64_t clperm__tile_partition_max(const clperm_ctx *ctx, clperm_key_type type)
 clperm_status clperm__tile_sort(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values, uint64_t n,
                                 uint64_t segment, cl_uint num_events, const cl_event *events, cl_event *event);
 uint64_t clperm__tile_sort_max(const clperm_ctx *ctx, clperm_key_type type, int with_values);
+/* The tile sort (CLPERM_TILE_SORT_AUTO) of the listed segments: entries [first, first + count) of
+ * `list`, two u64 each (first key, length <= segment), descending or not, with u32 or u64 values
+ * (value_bytes 4 or 8) or none: the segmented sort's short segments, one size class a call. */
+clperm_status clperm__tile_sort_list(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values,
+                                     size_t value_bytes, cl_mem list, uint64_t first, uint64_t count, uint64_t segment,
+                                     int descending);
 /* Options with defaults filled in; CLPERM_ERROR_INVALID_ARGUMENT when they are not valid. */
 clperm_status clperm__shuffle_opts_check(const clperm_shuffle_opts *opts, clperm_shuffle_opts *out);
 

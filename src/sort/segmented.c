@@ -141,7 +141,13 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
     if (segs->count == 0 || job.n < 2) return clperm__empty_call(ctx, num_events, events, event);
     seg_plan sp;
     memset(&sp, 0, sizeof sp);
+    /* Short segments to the tile sorts by size class (the work-group kernels' devices, whole keys:
+     * the tile sorts compare the whole order-preserving form); the rest to the radix kernels. */
     sp.tile_classes = 0;
+    if (!rp.serial && job.bits.lo == 0 && job.bits.hi == job.bits.width) {
+        uint64_t max = clperm__tile_sort_max(ctx, job.key_type, job.value_bytes != 0);
+        while (sp.tile_classes < 20 && (UINT64_C(2) << sp.tile_classes) <= max) sp.tile_classes++;
+    }
     sp.huge = SEG_HUGE;
     sp.wg = 256 <= ctx->profile.max_work_group_size ? 256 : ctx->profile.max_work_group_size;
     snprintf(sp.options, sizeof sp.options, "-DCLPERM_SEG_OFFSET64=%d", segs->offset_type == CLPERM_TYPE_U64);
@@ -168,6 +174,11 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
     if (listed == 0) return clperm__empty_call(ctx, 0, NULL, event);
     cl_mem list = ctx->sort_segs.mem;
     clperm_status st = fill_lists(ctx, &sp, segs);
+    uint64_t first = LIST_FIRST;
+    for (unsigned c = 1; st == CLPERM_SUCCESS && c <= sp.tile_classes; first += hdr[2 + c], c++)
+        if (hdr[2 + c])
+            st = clperm__tile_sort_list(ctx, job.key_type, job.keys, job.values, job.value_bytes, list, first,
+                                        hdr[2 + c], UINT64_C(1) << c, job.bits.descending);
     cl_mem own_keys = NULL, own_values = NULL;
     if (st == CLPERM_SUCCESS && (medium || huge)) st = clperm__sort_temps(ctx, &job, job.n, &own_keys, &own_values);
     uint64_t temp_bytes = ctx->counters[CLPERM_COUNTER_TEMP_BYTES];

@@ -9,7 +9,7 @@
 typedef struct sort_plan {
     clperm_tile_shape shape;
     const char *kernel;
-    char options[256];
+    char options[384];
     char networks[32768]; /* the register sorting networks, written before the kernel source */
 } sort_plan;
 
@@ -337,6 +337,32 @@ clperm_status clperm__tile_sort(clperm_ctx *ctx, clperm_key_type type, cl_mem ke
 
 uint64_t clperm__tile_sort_max(const clperm_ctx *ctx, clperm_key_type type, int with_values) {
     return segment_max(ctx, type, with_values, (clperm_tile_sort)ctx->tuning.sort_auto);
+}
+
+clperm_status clperm__tile_sort_list(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values,
+                                     size_t value_bytes, cl_mem list, uint64_t first, uint64_t count, uint64_t segment,
+                                     int descending) {
+    sort_plan p;
+    cl_kernel k;
+    CLPERM_TRY(plan_sort(ctx, type, value_bytes != 0, segment, CLPERM_TILE_SORT_AUTO, 0, 0, 0, &p));
+    clperm__appendf(p.options, sizeof p.options, " -DCLPERM_TS_LIST=1 -DCLPERM_TS_FLIP=%d -DCLPERM_TS_VALUE64=%d",
+                    descending != 0, value_bytes == 8);
+    CLPERM_TRY(sort_kernel(ctx, &p, &k));
+    uint64_t groups = (count + p.shape.tiles_per_group - 1) / p.shape.tiles_per_group;
+    size_t local = (size_t)p.shape.w * p.shape.tiles_per_group;
+    CLPERM_RETURN_IF(groups > SIZE_MAX / local, CLPERM_ERROR_SIZE_OVERFLOW);
+    cl_mem v = values ? values : keys;
+    cl_ulong cnt = count, seg = segment, f = first;
+    clperm__args a = {k, 0, CL_SUCCESS};
+    CLPERM__ARG(a, keys);
+    CLPERM__ARG(a, v);
+    CLPERM__ARG(a, cnt);
+    CLPERM__ARG(a, seg);
+    CLPERM__ARG(a, list);
+    CLPERM__ARG(a, f);
+    CLPERM_TRY(a.err);
+    size_t global = (size_t)groups * local;
+    return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
 }
 
 uint64_t clperm__tile_partition_max(const clperm_ctx *ctx, clperm_key_type type) {
