@@ -333,6 +333,7 @@ inline void sort_sg_sync(__local ulong *scr) {
 #else
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
+    (void)scr;
 }
 #endif
 
@@ -352,6 +353,10 @@ sort_tile(const __global sort_key *kin, __global sort_key *kout, const __global 
     const uint valid = (uint)min((ulong)SORT_TILE, n - base);
     __local uint *lw = (__local uint *)lds;
     uint total;
+    (void)label_xor, (void)vin, (void)vout;
+#if CLPERM_SORT_TRACE
+    (void)sort_rec, (void)sort_step_p, (void)sort_trace_cap_f;
+#endif
 #if CLPERM_SORT_TRACE
 #define SORT_T(addr) SORT_NOTE_F(addr)
 #else
@@ -474,6 +479,7 @@ SORT_UNROLL
      * barrier), before the look-back: the writes overlap its wait. */
     __local sort_key *xk = (__local sort_key *)lds;
     const uint kw = (uint)sizeof(sort_key) / 4u; /* trace: words per key */
+    (void)kw;
     barrier(CLK_LOCAL_MEM_FENCE);
 SORT_UNROLL
     for (uint j = 0; j < SORT_ITEMS; j++) {

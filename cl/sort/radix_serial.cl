@@ -17,6 +17,7 @@
 inline void sort_scatter_run(const __global sort_key *kin, __global sort_key *kout, const __global sort_val *vin,
                              __global sort_val *vout, ulong begin, ulong end, ulong *o, sort_key px, sort_key nx,
                              uint shift, uint mask) {
+    (void)vin, (void)vout;
     for (ulong i = begin; i < end; i++) {
         sort_key k = kin[i];
         ulong p = o[SORT_DIGIT(k)]++;

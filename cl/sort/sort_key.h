@@ -17,7 +17,7 @@
 /* The order-preserving form of key k (an unsigned integer of `width` bits, 32 or 64). */
 #define CLPERM_SORT_ORDER(k, width, pos_xor, neg_xor) ((k) ^ (((k) >> ((width) - 1)) ? (neg_xor) : (pos_xor)))
 
-#ifndef __OPENCL_VERSION__
+#ifndef __OPENCL_C_VERSION__
 #include <stdint.h>
 
 /* The masks for a key kind (clperm_key_type: 1 u32, 2 i32, 3 f32, 4 u64, 5 i64, 6 f64); 0 for an
