@@ -45,8 +45,9 @@ static clperm_status classify(clperm_ctx *ctx, const seg_plan *sp, const clperm_
                               cl_uint num_events, const cl_event *events, cl_uint *hdr) {
     cl_kernel k;
     CLPERM_TRY(seg_kernel(ctx, sp, "clperm_seg_classify", &k));
-    cl_uint zeros[HDR_WORDS] = {0};
-    CLPERM_TRY(clEnqueueWriteBuffer(ctx->queue, ctx->sort_segs.mem, CL_TRUE, 0, HDR_BYTES, zeros, num_events, events,
+    /* Not blocking: the zeros are static, alive until the write is done. */
+    static const cl_uint zeros[HDR_BYTES / 4];
+    CLPERM_TRY(clEnqueueWriteBuffer(ctx->queue, ctx->sort_segs.mem, CL_FALSE, 0, HDR_BYTES, zeros, num_events, events,
                                     NULL));
     clperm__args a = {k, 0, CL_SUCCESS};
     cl_ulong count = segs->count, nn = n, huge = sp->huge;
