@@ -1,103 +1,367 @@
-/* The benchmark harness behind `clperm bench`. */
+/* `clperm bench` and `clperm report`: the pieces and who holds them.
+ *   harness.c    an OpenCL device opened for benchmarking: context, buffers, input fills
+ *   timing.c     the median of repeated runs, on a device and on the host
+ *   bounds.c     the device's copy and random-gather rates, the bounds of every figure
+ *   runners.c    clperm's operations, timed
+ *   check.c      their results compared with the library's host references
+ *   baselines.c  other ways to do the same on the device: dart throwing, a sort shuffle,
+ *                Random123's Philox4x32-10, Boost.Compute's sort
+ *   host.c       single-thread host references: serial scan, Fisher-Yates, xoshiro256**,
+ *                qsort and an LSD radix sort
+ *   cases.c      every measured case, and the headline table of the default run
+ *   options.c    the options of `clperm bench`: one table for the parser and the help
+ *   progress.c   what runs and how far along, on stderr
+ *   rows.c       result rows: the table, JSON lines, and reading them back
+ *   bench.c      the driver: plans the steps, runs them, prints the summary
+ *   report.c     `clperm report`: JSON lines of several runs side by side
+ *   plot.c       PNG figures through gnuplot
+ * Kernels live in bench/kernels/, embedded at build time. */
 #ifndef CLPERM_BENCH_H
 #define CLPERM_BENCH_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "clperm.h"
 
 #define BENCH_MAX_SIZES 64
 #define BENCH_MAX_SETS 16
+#define BENCH_MAX_DEVICES 32
+
+/* ---- timing.c ------------------------------------------------------------------------------- */
+
+typedef struct bench_timing {
+    int warmup, reps;
+} bench_timing;
+
+double bench_now(void);
+/* The median seconds of t->reps runs of fn after t->warmup, each run ended by clFinish(queue) so
+ * that it covers the whole operation; negative with err filled when a run fails. */
+double bench_time_device(cl_command_queue queue, cl_int (*fn)(void *arg), void *arg, const bench_timing *t, char *err,
+                         size_t errcap);
+/* The same for a host function; fn returns a value kept from the optimiser. */
+double bench_time_host(uint64_t (*fn)(void *arg), void *arg, const bench_timing *t);
+/* The same, each run after setup(arg), outside the time and the clFinish before it: an operation
+ * in place gets its input back (a sort). */
+double bench_time_device_prepared(cl_command_queue queue, cl_int (*setup)(void *arg), cl_int (*fn)(void *arg),
+                                  void *arg, const bench_timing *t, char *err, size_t errcap);
+double bench_time_host_prepared(void (*setup)(void *arg), uint64_t (*fn)(void *arg), void *arg,
+                                const bench_timing *t);
+
+/* ---- harness.c ------------------------------------------------------------------------------ */
 
 typedef struct bench_set {
     clperm_param param;
     int value;
 } bench_set;
 
-typedef struct bench_row {
-    char op[32], variant[32], type[8];
-    char platform[128], device[128], driver[128];
-    uint64_t n;
-    int elem_bytes;
-    double seconds;            /* median */
-    double items_per_s, bytes_per_s;
-    double copy_items_per_s, copy_bytes_per_s, gather_items_per_s;
-    uint64_t extra_bytes;      /* device memory the operation allocated beyond input and output */
-} bench_row;
+typedef struct bench_baselines bench_baselines;
 
-/* One OpenCL device opened for benchmarking, with its buffers. */
-typedef struct bench_dev bench_dev;
+/* One OpenCL device opened for benchmarking. Buffers a and b hold `cap` 64-bit items and idx as
+ * many u32; `filled` is the n for which a and idx hold the bounds' inputs (0: overwritten). */
+typedef struct bench_dev {
+    clperm_ctx *ctx;
+    clperm_profile profile;
+    cl_context context;
+    cl_device_id device;
+    cl_command_queue queue;
+    cl_program program;
+    cl_kernel fill_u64, fill_u32, fill_index, fill_iota, copy, gather;
+    cl_mem a, b, idx;
+    uint64_t cap, filled;
+    bench_baselines *baselines; /* built on first use (baselines.c) */
+} bench_dev;
 
 bench_dev *bench_dev_open(const char *selector, const bench_set *sets, int nsets, char *err, size_t errcap);
 void bench_dev_close(bench_dev *d);
-const clperm_profile *bench_dev_profile(const bench_dev *d);
-clperm_ctx *bench_dev_ctx(bench_dev *d);
-/* Makes room for n 64-bit items in each buffer and fills the inputs; 0 on success. */
+/* Makes room for n 64-bit items in each buffer and fills the bounds' inputs; 0 on success. */
 int bench_dev_prepare(bench_dev *d, uint64_t n, char *err, size_t errcap);
+/* n random items of `type` (u32 or u64) from seed, into buffer a. */
+int bench_fill_random(bench_dev *d, clperm_type type, uint64_t n, uint64_t seed, char *err, size_t errcap);
+/* Buffer a := 0, 1, ..., n-1 (64-bit). */
+int bench_fill_iota(bench_dev *d, uint64_t n, char *err, size_t errcap);
+/* Sets argument i of kernel k to v, unless st already holds an error. */
+#define BENCH_ARG(st, k, i, v) ((st) = (st) != CL_SUCCESS ? (st) : clSetKernelArg((k), (i), sizeof(v), &(v)))
+/* Enqueues k on n work-items in groups of 256. */
+cl_int bench_launch(bench_dev *d, cl_kernel k, uint64_t n);
+/* The median seconds of launches of k on n work-items (rounded up) in groups of wg. */
+double bench_time_launch(bench_dev *d, cl_kernel k, uint64_t n, size_t wg, const bench_timing *t, char *err,
+                         size_t errcap);
+/* Builds a program from `count` texts with `options`; NULL with err filled on failure. */
+cl_program bench_build(bench_dev *d, const char *const *texts, const size_t *lengths, int count, const char *options,
+                       char *err, size_t errcap);
+/* A device the bench treats as a CPU (the representative sizes are smaller there). */
+int bench_dev_is_cpu(const bench_dev *d);
 
-typedef struct bench_timing {
-    int warmup, reps;
-} bench_timing;
+/* ---- bounds.c ------------------------------------------------------------------------------- */
 
-/* Each returns the median seconds of one run, or a negative value with err filled. */
+/* Each returns the median seconds of one run of n 64-bit items, or a negative value with err. */
 double bench_copy(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
 double bench_gather(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
-/* op: "scan_exclusive", "scan_inclusive" or "reduce_sum"; algorithm 1 or 2 (0 = the default). */
-double bench_scan(bench_dev *d, const char *op, clperm_type type, int algorithm, uint64_t n,
-                  const bench_timing *t, int verify, uint64_t *extra_bytes, char *err, size_t errcap);
-/* Shuffle of n 64-bit items at a fusion level (1..3, 0 = the default) with a bijection; the
- * baselines; the host's single-thread Fisher-Yates. */
-double bench_shuffle(bench_dev *d, int fusion, clperm_bijection bijection, uint64_t n, const bench_timing *t,
-                     int verify, uint64_t *extra_bytes, char *err, size_t errcap);
-double bench_dart_throwing(bench_dev *d, uint64_t n, const bench_timing *t, int verify, uint64_t *extra_bytes,
-                           char *err, size_t errcap);
-double bench_sort_shuffle(bench_dev *d, uint64_t n, const bench_timing *t, int verify, uint64_t *extra_bytes,
-                          char *err, size_t errcap);
-double bench_host_fisher_yates(uint64_t n, const bench_timing *t);
-/* Tile sort of n random u32 keys in segments, in place; with bits > 0 the stable partition by the
- * low `bits` bits. */
-double bench_sort(bench_dev *d, clperm_tile_sort algorithm, uint64_t segment, unsigned bits, uint64_t n,
-                  const bench_timing *t, int verify, char *err, size_t errcap);
-/* The host's single-thread exclusive scan of n u32. */
-double bench_host_scan(uint64_t n, const bench_timing *t);
 
-/* Generators: a fill of n u32 by clperm_rng_fill; n numbers drawn and consumed inside a kernel
- * (spec NULL: Random123's Philox4x32-10); Philox's fill; the host's single-thread xoshiro256**. */
-double bench_rng_fill(bench_dev *d, const clperm_rng_spec *spec, uint64_t n, const bench_timing *t, int verify,
+/* ---- check.c -------------------------------------------------------------------------------- */
+
+/* How far results are checked against the host: not at all, up to the sizes where the host's
+ * reference stays quick (2^22 items bit for bit for shuffles and fills, 2^24 for sorts; a
+ * shuffle is checked as a permutation at every size), or at every size. */
+typedef enum bench_verify { BENCH_VERIFY_OFF = 0, BENCH_VERIFY_LIMITED = 1, BENCH_VERIFY_ALL = 2 } bench_verify;
+
+/* Each returns 0 when the device's result matches, else nonzero with err filled. */
+int bench_check_scan(bench_dev *d, const char *op, clperm_type type, uint64_t n, char *err, size_t errcap);
+/* Buffer b must be a permutation of 0..n-1, and with opts non-NULL (and n within the limit)
+ * the host's permutation for opts and seed, bit for bit. */
+int bench_check_permutation(bench_dev *d, uint64_t n, const clperm_shuffle_opts *opts, uint64_t seed,
+                            bench_verify verify, char *err, size_t errcap);
+/* The tile sort or partition of `want` (the input, sorted here by the host) against buffer a. */
+int bench_check_tile(bench_dev *d, uint32_t *want, uint64_t n, uint64_t segment, unsigned bits,
+                     clperm_tile_sort algorithm, char *err, size_t errcap);
+int bench_check_rng_fill(bench_dev *d, const clperm_rng_spec *spec, uint64_t n, uint64_t seed, char *err,
+                         size_t errcap);
+/* The device-wide or segmented sort (segs NULL: device-wide) of req against the host's sort of
+ * its input: the host's keys, values (NULL without) and offsets (with segs). */
+int bench_check_sort(bench_dev *d, const clperm_sort_request *req, const clperm_segments *segs, const void *keys,
+                     const void *values, const void *offsets, char *err, size_t errcap);
+/* Whether `verify` checks a tile, device-wide or segmented sort (kinds BENCH_KIND_TILE,
+ * BENCH_KIND_SORT, BENCH_KIND_SORT_SEGMENTED: up to 2^24 items) or a fill (any other kind) of n. */
+int bench_check_covers(bench_verify verify, int kind, uint64_t n);
+
+/* ---- runners.c: clperm's operations --------------------------------------------------------- */
+
+/* Each returns the median seconds of one run, or a negative value with err filled; extra_bytes
+ * (may be NULL) receives the device memory the operation allocated beyond input and output.
+ * op: "scan_exclusive", "scan_inclusive" or "reduce_sum"; algorithm 1 or 2 (0: the default). */
+double bench_scan(bench_dev *d, const char *op, clperm_type type, int algorithm, uint64_t n, const bench_timing *t,
+                  bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap);
+/* Shuffle of n 64-bit items at a fusion level (1..3, 0: the default) with a bijection. */
+double bench_shuffle(bench_dev *d, int fusion, clperm_bijection bijection, uint64_t n, const bench_timing *t,
+                     bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap);
+/* Tile sort of n random u32 keys in segments, in place; with bits > 0 the partition by the low
+ * `bits` bits. */
+double bench_tile(bench_dev *d, clperm_tile_sort algorithm, uint64_t segment, unsigned bits, uint64_t n,
+                  const bench_timing *t, bench_verify verify, char *err, size_t errcap);
+/* Device-wide sort (clperm_sort) of n random keys of `key` with values of `value` (0: none), in
+ * place, the input restored before each run; extra_bytes: the temp buffers and the scratch. */
+double bench_sort(bench_dev *d, clperm_key_type key, clperm_type value, uint64_t n, const bench_timing *t,
+                  bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap);
+/* Segmented sort (clperm_sort_segmented) of n random u32 keys in segments of `segment` keys (0: a
+ * skewed mix of lengths, about log-uniform from 1 to 2^17), the same way. */
+double bench_sort_segmented(bench_dev *d, uint64_t segment, uint64_t n, const bench_timing *t, bench_verify verify,
+                            uint64_t *extra_bytes, char *err, size_t errcap);
+/* A fill of n u32 by clperm_rng_fill. */
+double bench_rng_fill(bench_dev *d, const clperm_rng_spec *spec, uint64_t n, const bench_timing *t, bench_verify verify,
                       char *err, size_t errcap);
+/* n numbers drawn and consumed inside a kernel through the device API (clperm_rng.h). */
 double bench_rng_inkernel(bench_dev *d, const clperm_rng_spec *spec, uint64_t n, const bench_timing *t, char *err,
                           size_t errcap);
-double bench_philox_fill(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
-double bench_host_xoshiro(uint64_t n, const bench_timing *t);
+/* Numbers each work-item of an in-kernel row draws (xor-ed and written once). */
+#define BENCH_RNG_DRAWS 256
+/* Times kernel `name` of prog (released here) on `items` work-items in groups of wg, with buffer
+ * a and then the ulong arguments args[0 .. nargs). */
+double bench_time_kernel(bench_dev *d, cl_program prog, const char *name, const cl_ulong *args, int nargs,
+                         uint64_t items, size_t wg, const bench_timing *t, char *err, size_t errcap);
 
-/* Timing shared by the files of the harness: the wall clock, the median of n samples (sorted in
- * place), and the median time of `run` over t->reps runs after t->warmup, each after `setup`
- * (NULL: none) outside the time; negative on error. */
-typedef cl_int (*bench_fn)(bench_dev *d, void *arg);
-double bench_now(void);
-double bench_median(double *v, int n);
-double bench_timed(bench_dev *d, bench_fn setup, bench_fn run, void *arg, const bench_timing *t, char *err,
-                   size_t errcap);
+/* ---- baselines.c ---------------------------------------------------------------------------- */
 
-/* Device-wide sort (bench_sort.c) of n random keys of key_type, with values of value_type (0:
- * none), in place, the input restored before each run; checked against clperm_sort_host up to
- * 2^24 keys. *extra_bytes: the temp buffers and the context's scratch. */
-double bench_device_sort(bench_dev *d, clperm_key_type key_type, clperm_type value_type, uint64_t n,
-                         const bench_timing *t, int verify, uint64_t *extra_bytes, char *err, size_t errcap);
-/* Segmented sort of n random u32 keys in segments of `segment` keys (0: a skewed mix of lengths,
- * about log-uniform from 1 to 2^17). */
-double bench_segmented_sort(bench_dev *d, uint64_t segment, uint64_t n, const bench_timing *t, int verify,
-                            uint64_t *extra_bytes, char *err, size_t errcap);
-/* Boost.Compute's sort of n random u32 keys on the same device (bench/bc_sort.cpp, run as a
- * separate program when it was built). */
+void bench_baselines_free(bench_baselines *b);
+/* Shuffles of n 64-bit items: dart throwing into a 2n table, and a sort by random 64-bit keys. */
+double bench_dart_throwing(bench_dev *d, uint64_t n, const bench_timing *t, bench_verify verify, uint64_t *extra_bytes,
+                           char *err, size_t errcap);
+double bench_sort_shuffle(bench_dev *d, uint64_t n, const bench_timing *t, bench_verify verify, uint64_t *extra_bytes,
+                          char *err, size_t errcap);
+/* Random123's Philox4x32-10: a fill of n u32 (checked against the host's as `verify` says), and
+ * n numbers drawn in a kernel. Negative with err "built without Random123" when the build did
+ * not find it: bench_have_philox() says which. */
+double bench_philox_fill(bench_dev *d, uint64_t n, const bench_timing *t, bench_verify verify, char *err,
+                         size_t errcap);
+double bench_philox_inkernel(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
+int bench_have_philox(void);
+/* Boost.Compute's sort of the n random u32 keys of the sort rows on the same device: the program
+ * bench/bc_sort.cpp, built when CMake finds a C++ compiler and Boost's headers (libboost-dev);
+ * bench_have_boost_compute() says whether it was. */
 double bench_boost_compute_sort(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
-/* The host's single-thread sorts of n random u32 keys: C's qsort and an LSD radix sort. */
+int bench_have_boost_compute(void);
+
+/* ---- host.c --------------------------------------------------------------------------------- */
+
+/* Single-thread host references on n items; the median seconds, negative when out of memory. */
+double bench_host_scan(uint64_t n, const bench_timing *t);
+double bench_host_fisher_yates(uint64_t n, const bench_timing *t);
+double bench_host_xoshiro(uint64_t n, const bench_timing *t);
+/* qsort and an LSD radix sort of the n random u32 keys of the sort rows; negative also when the
+ * result is not sorted. */
 double bench_host_qsort(uint64_t n, const bench_timing *t);
 double bench_host_radix(uint64_t n, const bench_timing *t);
+/* The sort rows' random keys and values: `bytes` (a multiple of 4) from one of clperm's
+ * generators on the host, the same for the device's rows and the host's peers; 0 on success. */
+#define BENCH_SORT_SEED 0x5eed0009u
+int bench_host_random(void *dst, size_t bytes, uint64_t seed);
 
-/* Draws PNG figures of throughput against size with gnuplot; 0 on success. */
-int bench_plot(const char *dir, const bench_row *rows, size_t nrows, char *err, size_t errcap);
+/* ---- cases.c -------------------------------------------------------------------------------- */
+
+typedef enum bench_kind {
+    BENCH_KIND_COPY,
+    BENCH_KIND_GATHER,
+    BENCH_KIND_SCAN,
+    BENCH_KIND_SHUFFLE,
+    BENCH_KIND_DART,
+    BENCH_KIND_SORT_SHUFFLE,
+    BENCH_KIND_TILE,
+    BENCH_KIND_SORT,
+    BENCH_KIND_SORT_SEGMENTED,
+    BENCH_KIND_BOOST_SORT,
+    BENCH_KIND_RNG_FILL,
+    BENCH_KIND_RNG_INKERNEL,
+    BENCH_KIND_PHILOX_FILL,
+    BENCH_KIND_PHILOX_INKERNEL,
+    BENCH_KIND_HOST_SCAN,
+    BENCH_KIND_HOST_FISHER_YATES,
+    BENCH_KIND_HOST_XOSHIRO,
+    BENCH_KIND_HOST_QSORT,
+    BENCH_KIND_HOST_RADIX
+} bench_kind;
+
+typedef enum bench_bound { BENCH_BOUND_NONE, BENCH_BOUND_COPY, BENCH_BOUND_GATHER } bench_bound;
+
+/* Flags of a case. */
+#define BENCH_PER_SEGMENT 1u /* a tile case: one row per segment size, variant "name-segment" */
+#define BENCH_LAST_SIZE 2u   /* runs at the last size only (each run builds a program)        */
+#define BENCH_HOST 4u        /* a host reference: runs once per size, not per device          */
+#define BENCH_PROGRESS 8u    /* needs work-groups that make forward progress (look-back)      */
+#define BENCH_RANDOM123 16u  /* needs Random123 (librandom123-dev): a skip in builds without  */
+#define BENCH_BOOST 32u      /* needs Boost.Compute's program (libboost-dev, a C++ compiler)  */
+
+/* One measured variant of an operation. `ops` is the name --ops selects it by; op, variant and
+ * type name its rows (these names are what earlier figures were published under). */
+typedef struct bench_case {
+    const char *ops, *family, *op, *variant, *type;
+    bench_kind kind;
+    bench_bound bound;
+    double bytes_per_item; /* bytes read and written per item, for GB/s and "of copy" */
+    /* Named in the table: */
+    unsigned flags;
+    int algorithm;                /* scan: 1 reduce-then-scan, 2 look-back, 0 default       */
+    int fusion;                   /* shuffle: 1..3                                           */
+    clperm_bijection bijection;   /* shuffle                                                 */
+    clperm_tile_sort tile;        /* tile sorts and partitions                               */
+    unsigned bits;                /* partitions: label bits; 0 for sorts                     */
+    clperm_rng_family rng_family; /* generators: family and k (0: the device's default)     */
+    uint32_t rng_k;
+    clperm_rng_scramble rng_scramble; /* generators: the output scrambler (variant suffix -x) */
+    clperm_key_type key;              /* device-wide sorts: the keys                          */
+    clperm_type value;                /* and the values (0: keys only)                         */
+} bench_case;
+
+extern const bench_case bench_cases[];
+extern const size_t bench_ncases;
+
+/* A family's line in the default run: its case (the first of `variants` the device runs), its
+ * peer (the first of `peers` this build and run can measure, same op and segment), and its size
+ * on CPUs and on other devices. Variant "default" of an rng case is the device's default
+ * generator (clperm_rng_default). */
+typedef struct bench_headline {
+    const char *family, *op;
+    const char *variants[3];
+    const char *peers[3];
+    uint64_t segment;
+    uint64_t n_cpu, n_other;
+    const char *about; /* what the row measures, for --help */
+} bench_headline;
+
+extern const bench_headline bench_headlines[];
+extern const size_t bench_nheadlines;
+
+/* The case with this op and variant (a tile variant without its segment), or NULL. */
+const bench_case *bench_case_find(const char *op, const char *variant);
+/* The rng variant name of a spec: "three-k32"; "philox4x32-10" for the Philox peer. */
+void bench_rng_variant(const clperm_rng_spec *spec, char *buf, size_t cap);
+/* The family a row belongs to, from its op (for rows written before rows named their family). */
+const char *bench_family_of(const char *op);
+/* Rank of a family in the headline order (unknown families after, in order of appearance). */
+int bench_family_rank(const char *family);
+/* Bound kind by name and back: "copy", "gather", "". */
+const char *bench_bound_name(bench_bound b);
+
+/* ---- rows.c --------------------------------------------------------------------------------- */
+
+typedef struct bench_row {
+    char family[16], op[32], variant[40], type[8];
+    char platform[128], device[128], driver[128];
+    uint64_t n;
+    int elem_bytes;
+    double seconds; /* median */
+    double items_per_s, bytes_per_s;
+    double copy_items_per_s, copy_bytes_per_s, gather_items_per_s;
+    uint64_t extra_bytes; /* device memory the operation allocated beyond input and output */
+    char bound[8];        /* "copy", "gather" or "": what of_bound compares with */
+    double of_bound;      /* bytes/s over the copy's, or items/s over the gather's; 0: none */
+    char peer[40];        /* headline rows: the peer's variant, and its items/s */
+    double peer_items_per_s;
+    int file; /* clperm report: the input the row came from */
+} bench_row;
+
+/* Fills the bound columns from the copy and gather rates at the row's size, and of_bound. */
+void bench_row_bounds(bench_row *r, bench_bound bound, double copy_items_per_s, double copy_bytes_per_s,
+                      double gather_items_per_s);
+void bench_row_json(FILE *f, const bench_row *r);
+void bench_row_table_header(FILE *f);
+void bench_row_table(FILE *f, const bench_row *r);
+/* Reads one JSON line into r; 0 on success, -1 (with err) when it is not a row. */
+int bench_row_parse(const char *line, bench_row *r, char *err, size_t errcap);
+/* "2^22", "2^24+1" or the number. */
+const char *bench_size_name(uint64_t n, char *buf, size_t cap);
+/* items/s with an SI prefix: "2.31 G", "47.4 M". */
+const char *bench_rate_name(double items_per_s, char *buf, size_t cap);
+
+/* ---- options.c ------------------------------------------------------------------------------ */
+
+typedef struct bench_opts {
+    const char *devices[BENCH_MAX_DEVICES];
+    int ndevices;
+    uint64_t sizes[BENCH_MAX_SIZES];
+    int nsizes;
+    uint64_t segments[BENCH_MAX_SIZES];
+    int nsegments;
+    uint64_t headline_size; /* 0: the table's sizes */
+    bench_timing timing;
+    int json, host, detailed;
+    bench_verify verify;
+    const char *plot_dir;
+    const char *ops;
+    bench_set sets[BENCH_MAX_SETS];
+    int nsets;
+} bench_opts;
+
+/* 0 on success, 1 when --help was answered, -1 on a bad option (message on stderr). */
+int bench_parse_args(int argc, char **argv, bench_opts *o);
+int bench_op_selected(const bench_opts *o, const char *ops);
+/* Reads "2^K", "2^K+C", "2^K-C" or a number. */
+int bench_parse_size(const char *s, uint64_t *out);
+
+/* ---- progress.c ----------------------------------------------------------------------------- */
+
+/* On a terminal a line redrawn in place; otherwise one line per step. */
+void bench_progress_begin(int total);
+void bench_progress_step(const char *fmt, ...);
+/* Counts a step that will not run (a skip found only on the device). */
+void bench_progress_skip(void);
+/* A message on its own line (a failure, a skip). */
+void bench_progress_note(const char *fmt, ...);
+/* Around output to stdout, so a terminal shows the rows and then the progress line again. */
+void bench_progress_hide(void);
+void bench_progress_show(void);
+void bench_progress_end(void);
+
+/* ---- plot.c --------------------------------------------------------------------------------- */
+
+/* PNG figures into dir: one per family, op, variant and type, items/s against n, one line per
+ * device (the same platform, device, driver and input file: files[row.file] names it when
+ * nfiles > 1) and the device's bound dashed beside it. 0 on success. */
+int bench_plot(const char *dir, const bench_row *rows, size_t nrows, const char *const *files, int nfiles, char *err,
+               size_t errcap);
+
+/* ---- entry points --------------------------------------------------------------------------- */
 
 int bench_main(int argc, char **argv);
+int report_main(int argc, char **argv);
 
 #endif

@@ -16,8 +16,12 @@ static void usage(FILE *f) {
             "commands:\n"
             "  devices [--json]   every OpenCL platform and device, with the profile clperm decides\n"
             "                     for it (subgroup width and how it was found, local memory, ...)\n"
-            "  bench [options]    measure clperm's primitives against each device's copy and\n"
-            "                     random-gather rates; `clperm bench --help` lists the options\n"
+            "  bench [options]    measure clperm on every device: by default one row per family\n"
+            "                     beside its bound (the device's copy or random gather) and its\n"
+            "                     peer, and a summary; --full every variant and size;\n"
+            "                     `clperm bench --help` lists the options\n"
+            "  report FILE...     `clperm bench --json` results of several runs side by side, one\n"
+            "                     table per family (--plot DIR: PNG figures); `clperm report --help`\n"
             "  quality [options]  the paper's statistical tests (chi-squared at n = 5, MMD) on a\n"
             "                     sample of permutations; `clperm quality --help` lists the options\n"
             "  rng [options]      a generator's raw output for dieharder (--raw), known-answer\n"
@@ -41,6 +45,7 @@ int main(int argc, char **argv) {
     const char *cmd = argv[1];
     if (!strcmp(cmd, "devices")) return devices_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return bench_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "report")) return report_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "quality")) return quality_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "rng")) return rng_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

@@ -1,7 +1,7 @@
 /* `clperm quality`: the statistical tests of Section 5 of the shuffling paper (Pearson's
- * chi-squared over the 120 permutations of 5 items, MMD with the Mallows kernel) on a sample of
- * host permutations, the k-th with seed base + k. A measurement: the exit status is 0 whether the
- * sample passes or not. */
+ * chi-squared over the 120 permutations of 5 items, MMD with the Mallows kernel) and the parity
+ * and cycle-count tests on a sample of host permutations, the k-th with seed base + k. A
+ * measurement: the exit status is 0 whether the sample passes or not. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +16,8 @@
 /* Permutations are drawn and MMD-tested in chunks of at most this many values (64 MB). */
 #define CHUNK_VALUES (1u << 24)
 #define CHUNK_PERMS 10000u
+/* A sample of at most this many values (1 GiB) is drawn once and held, for the cycle test. */
+#define WHOLE_VALUES (UINT64_C(1) << 28)
 
 typedef struct quality_opts {
     clperm_shuffle_opts shuffle;
@@ -31,7 +33,9 @@ static void usage(FILE *f) {
             "device gives, bit for bit), the k-th with seed S + k, and runs the statistical tests\n"
             "of Section 5 of the shuffling paper: at n = 5 Pearson's chi-squared test over the 120\n"
             "permutations and the MMD test; at other n the MMD test (Mallows kernel, unbiased MMD^2\n"
-            "against the uniform distribution, normal and Hoeffding acceptance thresholds).\n"
+            "against the uniform distribution, normal and Hoeffding acceptance thresholds). Then,\n"
+            "when n = 5 or the sample holds at most 2^28 values, the parity (exact binomial) and\n"
+            "cycle-count (chi-squared against |s(n, c)| / n!) tests.\n"
             "One line per test on stdout; progress on stderr during long runs. The exit status is\n"
             "0 whether or not the sample passes (a measurement), 2 for bad arguments.\n"
             "\n"
@@ -45,9 +49,10 @@ static void usage(FILE *f) {
             "  --alpha A       significance level of every test, 0 < A < 1 (default 0.05)\n"
             "  -h, --help      this text\n"
             "\n"
-            "output fields: the test (chi2 or mmd), the sample, the statistic, then chi2's dof and\n"
-            "p-value or MMD's thresholds, and PASS, FAIL, or for MMD FAIL(normal) / FAIL(hoeffding)\n"
-            "when only one threshold rejects.\n",
+            "output fields: the test (chi2, mmd or cycles), the sample, the statistic, then chi2's\n"
+            "dof and p-value, MMD's thresholds, or the cycle test's dof, p-value, mean cycle count,\n"
+            "odd permutations and parity p-value; and PASS, FAIL, or for MMD FAIL(normal) /\n"
+            "FAIL(hoeffding) when only one threshold rejects, for cycles FAIL(parity) / FAIL(cycles).\n",
             DEFAULT_SEED);
 }
 
@@ -196,6 +201,25 @@ static int run_chi2(const quality_opts *o, const uint32_t *all) {
     return 0;
 }
 
+static int run_cycles(const quality_opts *o, const uint32_t *all) {
+    clperm_cycles_result res;
+    clperm_status st = clperm_quality_cycles(all, (uint32_t)o->n, o->count, &res);
+    if (st != CLPERM_SUCCESS) {
+        fprintf(stderr, "clperm quality: cycles: %s\n", clperm_status_string(st));
+        return -1;
+    }
+    int pass_parity = res.parity_p_value > o->alpha, pass_cycles = res.p_value > o->alpha;
+    print_sample("cycles", o);
+    printf(" statistic=%.2f dof=%d p=%.4g mean=%.4f odd=%llu parity_p=%.4g alpha=%g %s\n", res.statistic, res.dof,
+           res.p_value, res.mean_cycles, (unsigned long long)res.odd, res.parity_p_value, o->alpha,
+           pass_parity && pass_cycles ? "PASS"
+           : pass_cycles              ? "FAIL(parity)"
+           : pass_parity              ? "FAIL(cycles)"
+                                      : "FAIL");
+    fflush(stdout);
+    return 0;
+}
+
 /* The MMD test chunk by chunk: MMD^2 is the mean kernel value over the pairs less E[K], so the
  * sample's statistic is the count-weighted mean of the chunks' statistics, and both thresholds
  * scale as 1 / sqrt(count). `all` holds the whole sample, or is NULL to draw each chunk here. */
@@ -254,22 +278,30 @@ static int run_mmd(const quality_opts *o, const uint32_t *all) {
 int quality_main(int argc, char **argv) {
     quality_opts o;
     if (parse_args(argc, argv, &o) != 0) return 2;
-    if (o.n != 5) return run_mmd(&o, NULL) == 0 ? 0 : 1;
-    /* n = 5: chi-squared needs the whole sample (20 bytes a permutation), MMD reads it too. */
-    uint32_t *all = malloc((size_t)o.count * 5 * sizeof *all);
+    /* A sample that fits is drawn once and held: chi-squared (n = 5), MMD and the cycle test read
+     * it (n = 5 is always held, chi-squared needs it). A larger one is drawn chunk by chunk for MMD
+     * alone. */
+    if (o.n != 5 && o.count > WHOLE_VALUES / o.n) {
+        fprintf(stderr, "clperm quality: %llu permutations of %llu exceed 2^28 values: MMD only\n",
+                (unsigned long long)o.count, (unsigned long long)o.n);
+        return run_mmd(&o, NULL) == 0 ? 0 : 1;
+    }
+    uint32_t *all = malloc((size_t)(o.count * o.n) * sizeof *all);
     if (!all) {
-        fprintf(stderr, "clperm quality: out of memory for %llu permutations of 5\n", (unsigned long long)o.count);
+        fprintf(stderr, "clperm quality: out of memory for %llu permutations of %llu\n", (unsigned long long)o.count,
+                (unsigned long long)o.n);
         return 1;
     }
     progress prog = {now(), now(), "drawing"};
     int rc = 0;
     for (uint64_t first = 0; first < o.count && rc == 0; first += CHUNK_PERMS) {
         uint64_t c = o.count - first < CHUNK_PERMS ? o.count - first : CHUNK_PERMS;
-        rc = draw(&o, first, c, all + (size_t)(first * 5));
+        rc = draw(&o, first, c, all + (size_t)(first * o.n));
         progress_report(&prog, &o, first + c);
     }
-    if (rc == 0) rc = run_chi2(&o, all);
+    if (rc == 0 && o.n == 5) rc = run_chi2(&o, all);
     if (rc == 0) rc = run_mmd(&o, all);
+    if (rc == 0) rc = run_cycles(&o, all);
     free(all);
     return rc == 0 ? 0 : 1;
 }

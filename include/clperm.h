@@ -15,7 +15,10 @@
  * - Device operations are asynchronous: they enqueue kernels on the context's command queue and
  *   return. Each takes an event wait list (num_events, events), as clEnqueueNDRangeKernel does,
  *   and can return an event for its completion through `event` (NULL if not wanted); the caller
- *   owns a returned event and releases it with clReleaseEvent().
+ *   owns a returned event and releases it with clReleaseEvent(). No operation waits for the
+ *   queue, so a wait list may hold user events, or events of other queues of the same
+ *   cl_context, that complete only after the call returns (the diagnostic *_conflicts functions
+ *   excepted: they read their trace back).
  * - Thread safety: a context may be used from several threads at once; operations on one context
  *   are serialised internally. Freeing a context while another thread uses it is an error of the
  *   caller's.
@@ -385,7 +388,8 @@ CLPERM_API clperm_status clperm_reduce_sum(clperm_ctx *ctx, clperm_type type, cl
  * ------------------------------------------------------------------------------------------- */
 
 typedef enum clperm_bijection {
-    /* VariablePhilox: a Philox-style Feistel cipher on b bits */
+    /* VariablePhilox: a Philox-style Feistel cipher on b bits, then a transposition chosen by the
+     * key, which the paper lacks: without it every permutation at n = 2^k is even */
     CLPERM_BIJECTION_PHILOX = CLPERM_BIJ_PHILOX,
     /* f(x) = (a x + c) mod 2^b: fast, but only ~n^2 permutations; fails the statistical tests
      * (kept as the paper's baseline) */
@@ -494,6 +498,29 @@ typedef struct clperm_mmd_result {
  * 0 < alpha < 1. n_dis is counted in O(n log n) per pair. */
 CLPERM_API clperm_status clperm_quality_mmd(const uint32_t *perms, uint32_t n, uint64_t count,
                                             double lambda, double alpha, clperm_mmd_result *out);
+
+typedef struct clperm_cycles_result {
+    double statistic;      /* Pearson's chi-squared of the cycle counts against their exact law  */
+    int dof;               /* bins - 1; 0 when the sample is too small for two bins (then
+                              statistic 0 and p_value 1)                                          */
+    double p_value;        /* P(chi^2_dof >= statistic) under uniformity                          */
+    double mean_cycles;    /* the sample's mean cycle count (H_n = 1 + 1/2 + ... + 1/n expected)  */
+    uint64_t odd;          /* odd permutations in the sample (n - cycles odd)                     */
+    double parity_p_value; /* two-sided exact binomial test of odd ~ Binomial(count, 1/2)        */
+} clperm_cycles_result;
+
+/* Cycle structure of a sample against the uniform distribution on n >= 2 items, two tests that
+ * look at what the n = 5 chi-squared and the MMD cannot see at large n:
+ * - parity: under uniformity a permutation is odd with probability 1/2, independently; a
+ *   generator of even permutations only (VariablePhilox at n = 2^k) gives odd = 0;
+ * - cycle count: P(c cycles) = |s(n, c)| / n! (unsigned Stirling numbers of the first kind). The
+ *   counts are binned from the smaller cycle counts up, each bin closed once its expected count
+ *   reaches 5 (the last bin takes the rest and joins the one before if short), and compared with
+ *   the exact law by Pearson's chi-squared.
+ * count >= 1. Costs O(count n) for the sample and O(n log n) for the law. Each permutation must
+ * be one of 0..n-1, else CLPERM_ERROR_INVALID_ARGUMENT and *out is left alone. Thread-safe. */
+CLPERM_API clperm_status clperm_quality_cycles(const uint32_t *perms, uint32_t n, uint64_t count,
+                                               clperm_cycles_result *out);
 
 /* ---------------------------------------------------------------------------------------------
  * Tile sorts in local memory (Afshani and Sitchinava: "Sorting and permuting without bank
@@ -776,27 +803,51 @@ typedef enum clperm_rng_output {
     CLPERM_RNG_OUT_DOUBLE = CLPERM_RNG_OUTPUT_DOUBLE /* double in [0, 1): a u64's top 53 bits / 2^53    */
 } clperm_rng_output;
 
+/* Output scramblers: a non-linear function applied to each word as it is drawn. The state, its
+ * period, the streams, jump-ahead and saved states are the same with and without; only what a
+ * draw returns differs. Why: the words themselves are linear in the state, so every output bit
+ * satisfies a recurrence of order n (rank and linear-complexity tests fail beyond n bits), and the
+ * weights of successive draws depend on each other (dieharder's dab_monobit2 fails at k = 8, 16
+ * and 32); docs/rng-quality.md has the tests. */
+typedef enum clperm_rng_scramble {
+    CLPERM_RNG_SCRAMBLE_NONE = CLPERM_RNG_SCRAMBLER_NONE,        /* the state word itself        */
+    CLPERM_RNG_SCRAMBLE_STARSTAR = CLPERM_RNG_SCRAMBLER_STARSTAR /* rotl(x * 5, 7) * 9 of the word
+                                                                  * (xoshiro128**'s scrambler): a
+                                                                  * bijection of the word, two
+                                                                  * multiplies and a rotate     */
+} clperm_rng_scramble;
+
 /* "auto", "correlated", "three", "slowmem", "iterated", "buffered"; "u32", "u64", "float",
- * "double". */
+ * "double"; "none", "starstar". */
 CLPERM_API const char *clperm_rng_family_name(clperm_rng_family family);
 CLPERM_API const char *clperm_rng_output_name(clperm_rng_output output);
+CLPERM_API const char *clperm_rng_scramble_name(clperm_rng_scramble scramble);
 
-/* A generator: family and k (8, 16, 32 or 64 work-items sharing it). */
+/* A generator: family, k (8, 16, 32 or 64 work-items sharing it) and the output scrambler.
+ * scramble 0 is CLPERM_RNG_SCRAMBLE_NONE, so a spec written as {family, k} draws the state words
+ * as before the scrambler existed. */
 typedef struct clperm_rng_spec {
     clperm_rng_family family;
     uint32_t k;
+    clperm_rng_scramble scramble;
 } clperm_rng_spec;
+
+/* The scrambler of the default generator (clperm_rng_default, and a NULL spec): none, so the
+ * default generator's numbers are the state words. The scrambled output costs two multiplies and
+ * a rotate per number, in registers; it becomes the default only if that costs under 5% of the
+ * H200's fill rate (docs/rng-quality.md, "Scrambled output"). */
+#define CLPERM_RNG_DEFAULT_SCRAMBLE CLPERM_RNG_SCRAMBLE_NONE
 
 /* Draws per fill block: a fill of n items is cut into blocks of k * CLPERM_RNG_FILL_STEPS items,
  * block g drawn by stream (stream + g). */
 #define CLPERM_RNG_FILL_STEPS 256
 
 /* The device's default generator: k = the device's subgroup width where it is 8..64 (else 32),
- * and the family the tables rank best at that k. Any k runs on any device; give the spec
- * explicitly for the same numbers on every device. */
+ * the family the tables rank best at that k, and CLPERM_RNG_DEFAULT_SCRAMBLE. Any k runs on any
+ * device; give the spec explicitly for the same numbers on every device. */
 CLPERM_API clperm_status clperm_rng_default(clperm_ctx *ctx, clperm_rng_spec *out);
 
-/* State bits n of a generator (period 2^n - 1); 0 for an unknown family or k. */
+/* State bits n of a generator (period 2^n - 1); 0 for an unknown family, k or scrambler. */
 CLPERM_API uint32_t clperm_rng_state_bits(const clperm_rng_spec *spec);
 
 /* Fills dst with n items of `output` from generator `spec` (NULL: the device's default), seeded
@@ -820,7 +871,8 @@ CLPERM_API clperm_status clperm_rng_fill_host(const clperm_rng_spec *spec, clper
 CLPERM_API clperm_status clperm_rng_seed_host(const clperm_rng_spec *spec, uint64_t seed, uint64_t stream,
                                               uint32_t *state);
 
-/* Advances state by `draws` draws; out (NULL: discard) gets the k words of each, draw by draw. */
+/* Advances state by `draws` draws; out (NULL: discard) gets the k numbers of each, draw by draw:
+ * the new state words, through spec->scramble. */
 CLPERM_API clperm_status clperm_rng_draw_host(const clperm_rng_spec *spec, uint32_t *state, uint32_t *out,
                                               uint64_t draws);
 
@@ -838,8 +890,8 @@ CLPERM_API clperm_status clperm_rng_states_host(const clperm_rng_spec *spec, uin
                                                 uint32_t log2_spacing, uint64_t count, uint32_t *states);
 
 /* For users' kernels: the device-side source (the tables and clperm_rng.h) to put before their
- * own, and the build options that select `spec` (NULL: default) on the context's device, with
- * warp synchronisation where the hardware allows it. buf gets at most cap bytes, NUL-terminated;
+ * own, and the build options that select `spec` (NULL: default) on the context's device, its
+ * scrambler included, with warp synchronisation where the hardware allows it. buf gets at most cap bytes, NUL-terminated;
  * CLPERM_ERROR_BUFFER_TOO_SMALL when it does not fit. */
 CLPERM_API const char *clperm_rng_device_source(size_t *length);
 CLPERM_API clperm_status clperm_rng_build_options(clperm_ctx *ctx, const clperm_rng_spec *spec, char *buf,

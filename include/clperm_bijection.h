@@ -12,7 +12,23 @@
  *   floor(bits/2) bits and a right half of ceil(bits/2) bits. Each round multiplies the left half
  *   by the Philox constant M0; the high word xor a round key xor the right half becomes the new
  *   left half, and the low word (a bijection of the left half, M0 being odd) with the right
- *   half's top ("odd") bit shifted in becomes the new right half.
+ *   half's top ("odd") bit shifted in becomes the new right half. Then, unlike the paper, a
+ *   transposition chosen by the key: with probability 1/2 (a bit of the key, drawn from the seed
+ *   after the round keys and mixed with n) the two values swap[0] != swap[1], drawn uniformly
+ *   below n, are exchanged; otherwise swap[0] = swap[1] = 0 and nothing moves.
+ *
+ *   Why the transposition: from 4 bits up each round of the paper's cipher is an even
+ *   permutation of its domain, the product of three even ones: xoring a function of the left
+ *   half into the right half's low l = floor(bits/2) bits (for each left half, 2^(l-1) disjoint
+ *   transpositions or none), the bijection of the left half (one permutation repeated on an even
+ *   number of right halves), and the exchange of two l-bit fields (2^(l-1) (2^l - 1)
+ *   transpositions for each value of the odd bit). At n = 2^k nothing is compacted away, so the
+ *   paper's VariablePhilox gives even permutations only, half of all, whatever its rounds. The
+ *   transposition makes the parity a fair coin at every n for two comparisons per index. Drawn
+ *   independently of the rounds, it cannot take the permutation's law further from uniform
+ *   (total variation), and it turns a uniform law on the even permutations into the uniform law
+ *   on all. As both values are below n, the kept indices, and so every count the compaction and
+ *   clperm_perm_index use, stay the paper's: only two kept values change places.
  *
  *   LCG: f(x) = (a x + c) mod 2^bits, a odd.
  *
@@ -23,6 +39,12 @@
  *   keyed hash of L to R modulo 2^h. The hash is MurmurHash3's 32-bit finaliser of the value xor
  *   the round key; it is reduced to [0, radix) by ((hash >> 16) * radix) >> 16 for a radix up to
  *   2^16, else by the high word of hash * radix, and to [0, 2^h) by its top h bits.
+ *   It needs no transposition: x -> x + c mod m has gcd(c, m) cycles of m / gcd(c, m) values,
+ *   so it is an odd permutation exactly when m is even and c odd (a rotation of cycles of even
+ *   length). An odd round (m = 2^h) is then odd when the number of L whose hash is odd is odd, a
+ *   key-dependent coin, and so is an even round when the radix is even; the parity of the whole
+ *   is a sum of such coins, fair as far as the tests can tell. Only a single round with an odd
+ *   radix is always even.
  *
  * In user kernels: declare the key's parameters with CLPERM_BIJECTION_KEY_PARAMS(key), rebuild it
  * with CLPERM_BIJECTION_KEY_UNPACK(key) at the top of the kernel, and call
@@ -59,6 +81,8 @@ typedef struct clperm_bijection_key {
     clperm_u64 domain;  /* 2^bits; for the Feistel over a x 2^h, radix << right_bits          */
     clperm_u64 lcg_mul; /* LCG: odd multiplier a, below 2^bits                             */
     clperm_u64 lcg_add; /* LCG: increment c, below 2^bits                                  */
+    clperm_u64 swap[2]; /* VariablePhilox: the two values below n exchanged after the rounds;
+                           0 and 0 when the key leaves them in place, and for the other kinds */
     clperm_u32 kind;    /* CLPERM_BIJ_PHILOX, CLPERM_BIJ_LCG or CLPERM_BIJ_FEISTEL           */
     clperm_u32 bits;    /* ceil(log2(domain)), CLPERM_BIJECTION_MIN_BITS .. 64               */
     clperm_u32 left_bits, right_bits; /* halves: VariablePhilox bits/2 down, up; Feistel ceil(log2 a), h */
@@ -70,10 +94,10 @@ typedef struct clperm_bijection_key {
 
 #ifdef __OPENCL_C_VERSION__
 /* CLPERM_BIJECTION_KEY_ARGS kernel parameters carrying a key: head = (n, domain, lcg_mul,
- * lcg_add), shape = (kind, bits, left_bits, right_bits, rounds, radix, 0, 0), then the 64 round
- * keys in four uint16. */
+ * lcg_add, swap[0], swap[1], 0, 0), shape = (kind, bits, left_bits, right_bits, rounds, radix, 0,
+ * 0), then the 64 round keys in four uint16. */
 #define CLPERM_BIJECTION_KEY_PARAMS(name)                                                          \
-    ulong4 name##_head, uint8 name##_shape, uint16 name##_k0, uint16 name##_k1, uint16 name##_k2,   \
+    ulong8 name##_head, uint8 name##_shape, uint16 name##_k0, uint16 name##_k1, uint16 name##_k2,   \
         uint16 name##_k3
 #define CLPERM_BIJECTION_KEY_UNPACK(name)                                                          \
     clperm_bijection_key name;                                                                     \
@@ -81,6 +105,8 @@ typedef struct clperm_bijection_key {
     name.domain = name##_head.s1;                                                                  \
     name.lcg_mul = name##_head.s2;                                                                 \
     name.lcg_add = name##_head.s3;                                                                 \
+    name.swap[0] = name##_head.s4;                                                                 \
+    name.swap[1] = name##_head.s5;                                                                 \
     name.kind = name##_shape.s0;                                                                   \
     name.bits = name##_shape.s1;                                                                   \
     name.left_bits = name##_shape.s2;                                                              \
@@ -103,7 +129,8 @@ typedef struct clperm_bijection_key {
 /* Masks of 1 .. 32 low bits. */
 CLPERM_INLINE clperm_u32 clperm__bij_mask(clperm_u32 bits) { return 0xffffffffu >> (32u - bits); }
 
-CLPERM_INLINE clperm_u64 clperm_philox_apply(const clperm_bijection_key *k, clperm_u64 x) {
+/* The paper's VariablePhilox: the rounds of Listing 1, and their inverse. */
+CLPERM_INLINE clperm_u64 clperm__philox_rounds(const clperm_bijection_key *k, clperm_u64 x) {
     clperm_u32 lb = k->left_bits, rb = k->right_bits;
     clperm_u32 lmask = clperm__bij_mask(lb), rmask = clperm__bij_mask(rb);
     clperm_u32 odd = rb - lb; /* 0 or 1 */
@@ -119,7 +146,7 @@ CLPERM_INLINE clperm_u64 clperm_philox_apply(const clperm_bijection_key *k, clpe
     return ((clperm_u64)s0 << rb) | (clperm_u64)s1;
 }
 
-CLPERM_INLINE clperm_u64 clperm_philox_invert(const clperm_bijection_key *k, clperm_u64 y) {
+CLPERM_INLINE clperm_u64 clperm__philox_unrounds(const clperm_bijection_key *k, clperm_u64 y) {
     clperm_u32 lb = k->left_bits, rb = k->right_bits;
     clperm_u32 lmask = clperm__bij_mask(lb), rmask = clperm__bij_mask(rb);
     clperm_u32 odd = rb - lb;
@@ -136,6 +163,21 @@ CLPERM_INLINE clperm_u64 clperm_philox_invert(const clperm_bijection_key *k, clp
         s1 = old1;
     }
     return ((clperm_u64)s0 << rb) | (clperm_u64)s1;
+}
+
+/* The key's transposition: swap[0] and swap[1] exchanged, every other value fixed (its own
+ * inverse; the identity when they are equal). */
+CLPERM_INLINE clperm_u64 clperm__bij_transpose(const clperm_bijection_key *k, clperm_u64 y) {
+    return y == k->swap[0] ? k->swap[1] : y == k->swap[1] ? k->swap[0] : y;
+}
+
+/* clperm's VariablePhilox: the paper's rounds, then the key's transposition. */
+CLPERM_INLINE clperm_u64 clperm_philox_apply(const clperm_bijection_key *k, clperm_u64 x) {
+    return clperm__bij_transpose(k, clperm__philox_rounds(k, x));
+}
+
+CLPERM_INLINE clperm_u64 clperm_philox_invert(const clperm_bijection_key *k, clperm_u64 y) {
+    return clperm__philox_unrounds(k, clperm__bij_transpose(k, y));
 }
 
 CLPERM_INLINE clperm_u64 clperm_lcg_apply(const clperm_bijection_key *k, clperm_u64 x) {

@@ -48,6 +48,10 @@ typedef uint64_t clperm_u64;
 #define CLPERM_RNG_BUFFERED 5
 #define CLPERM_RNG_FAMILIES 5
 
+/* ---- generator output scramblers (clperm_rng_scramble; -DCLPERM_RNG_SCRAMBLE=) ---- */
+#define CLPERM_RNG_SCRAMBLER_NONE 0
+#define CLPERM_RNG_SCRAMBLER_STARSTAR 1
+
 #define CLPERM_RNG_OUTPUT_U32 1
 #define CLPERM_RNG_OUTPUT_U64 2
 #define CLPERM_RNG_OUTPUT_FLOAT 3

@@ -22,6 +22,10 @@
  * (z0 + z1 the same for every word and dividing 32) the characteristic polynomial is g(x)^(z0+z1).
  * Its right shift is therefore a rotation here (one instruction on GPUs); ITERATED uses the same
  * pass. docs/rng-quality.md gives the argument.
+ *
+ * Optionally each number drawn is a scrambled word (clperm_rng_scrambled): a non-linear bijection
+ * of the work-item's new word, so the output loses the linear structure and the Hamming-weight
+ * dependency between draws while the state, period, streams and jump-ahead stay the same.
  */
 #ifndef CLPERM_RNG_H
 #define CLPERM_RNG_H
@@ -69,6 +73,27 @@ CLPERM_INLINE clperm_u32 clperm_rng__rotr(clperm_u32 x, clperm_u32 r) {
 #else
     return r ? (x >> r) | (x << (32u - r)) : x;
 #endif
+}
+
+CLPERM_INLINE clperm_u32 clperm_rng__rotl(clperm_u32 x, clperm_u32 r) {
+#ifdef __OPENCL_C_VERSION__
+    return rotate(x, r);
+#else
+    return (x << r) | (x >> ((32u - r) & 31u));
+#endif
+}
+
+/* What a draw returns for a new state word x under the scrambler `scramble`
+ * (CLPERM_RNG_SCRAMBLER_*). STARSTAR is rotl(x * 5, 7) * 9 (mod 2^32), the output function of
+ * Blackman and Vigna's xoshiro128**: x * 5 and * 9 are invertible mod 2^32 and the rotation is a
+ * permutation, so it is a bijection of the word (each draw's k numbers stay uniform and
+ * independent, as the words are), and every output bit is a non-linear function of every bit of
+ * x: carries only move upward, so the rotation by 7 brings x * 5's top bits, which depend on all
+ * of x, to the bottom before the second multiply spreads them up again. It reads nothing but the
+ * work-item's own new word, so it costs no local memory: two multiplies (or shift-adds) and a
+ * rotate in registers. */
+CLPERM_INLINE clperm_u32 clperm_rng_scrambled(int scramble, clperm_u32 x) {
+    return scramble == CLPERM_RNG_SCRAMBLER_STARSTAR ? clperm_rng__rotl(x * 5u, 7u) * 9u : x;
 }
 
 /* The new value of one word from the words it reads, t0 = s[q0], t1 = s[q1] and t2 = s[q2] of the
@@ -150,9 +175,11 @@ CLPERM_INLINE clperm_u64 clperm_rng_double_bits(clperm_u64 u) {
 
 /* ---- the device API, for users' kernels ----
  *
- * Build with -DCLPERM_RNG_FAMILY=f -DCLPERM_RNG_K=k (clperm_rng_build_options() writes the line
- * for a device, with CLPERM_RNG_WARP_SYNC where the hardware subgroup can synchronise k
- * work-items) and prepend clperm_rng_device_source() (the tables and this header). Then:
+ * Build with -DCLPERM_RNG_FAMILY=f -DCLPERM_RNG_K=k and -DCLPERM_RNG_SCRAMBLE=s (a scrambler,
+ * CLPERM_RNG_SCRAMBLER_NONE when not given; clperm_rng_build_options() writes the line for a
+ * device and a clperm_rng_spec, with CLPERM_RNG_WARP_SYNC where the hardware subgroup can
+ * synchronise k work-items) and prepend clperm_rng_device_source() (the tables and this header).
+ * Then:
  *
  *     __kernel void simulate(__global float *out, ulong seed) {
  *         __local uint words[256];                 // one word per work-item
@@ -166,9 +193,10 @@ CLPERM_INLINE clperm_u64 clperm_rng_double_bits(clperm_u64 u) {
  * g*k .. g*k + k - 1 on words[g*k ..], so the work-group size must be a multiple of k (1-D). Each
  * draw synchronises the k work-items (a barrier, or bar.warp.sync on NVIDIA when k <= 32), so every
  * work-item of the work-group must make the same draws, in uniform control flow. The stream of
- * work-item j is word j of the states after each update; the same (seed, stream, family, k) gives
- * the same words on every device and in clperm_rng_fill_host. Local memory: k words per generator
- * (4k bytes); the buffered family keeps its other k words in registers.
+ * work-item j is word j of the states after each update, through the scrambler; the same (seed,
+ * stream, family, k, scrambler) gives the same numbers on every device and in
+ * clperm_rng_fill_host. The scrambler works on the work-item's own new word only. Local memory:
+ * k words per generator (4k bytes); the buffered family keeps its other k words in registers.
  *
  * To carry a generator across launches, or to start streams spaced provably apart (the host's
  * clperm_rng_states_host, by jump-ahead), use clperm_rng_load instead of clperm_rng_init and
@@ -180,6 +208,10 @@ CLPERM_INLINE clperm_u64 clperm_rng_double_bits(clperm_u64 u) {
 #define CLPERM_RNG__CAT(a, b, c, d) a##b##c##d
 #define CLPERM_RNG__TABLE(f, k) CLPERM_RNG__CAT(CLPERM_RNG_TABLE_, f, _, k)
 __constant ulong clperm_rng_table[CLPERM_RNG_K] = {CLPERM_RNG__TABLE(CLPERM_RNG_FAMILY, CLPERM_RNG_K)};
+
+#ifndef CLPERM_RNG_SCRAMBLE
+#define CLPERM_RNG_SCRAMBLE CLPERM_RNG_SCRAMBLER_NONE
+#endif
 
 #ifndef CLPERM_RNG_SYNC
 #if defined(CLPERM_RNG_WARP_SYNC) && CLPERM_RNG_WARP_SYNC
@@ -237,7 +269,7 @@ inline uint clperm_rng_u32(clperm_rng *r) {
     r->s[r->j] = acc;
     CLPERM_RNG_SYNC();
 #endif
-    return acc;
+    return clperm_rng_scrambled(CLPERM_RNG_SCRAMBLE, acc);
 }
 
 inline ulong clperm_rng_u64(clperm_rng *r) {

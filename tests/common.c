@@ -1,5 +1,6 @@
 #include "common.h"
 
+#include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +20,45 @@ clperm_ctx *test_open(size_t i) {
     return ctx;
 }
 
+int test_device_required(void) {
+    const char *ci = getenv("CI"), *req = getenv("CLPERM_TEST_REQUIRE_DEVICE");
+    return (ci && *ci && strcmp(ci, "0") != 0) || (req && strcmp(req, "1") == 0);
+}
+
+void test_no_device(void) {
+    if (test_device_required())
+        cr_assert_fail("no OpenCL device present, and one is required here (CI or CLPERM_TEST_REQUIRE_DEVICE=1 is "
+                       "set): check the OpenCL ICD (OCL_ICD_VENDORS, /etc/OpenCL/vendors)");
+    cr_skip_test("no OpenCL device present: skipped (set CLPERM_TEST_REQUIRE_DEVICE=1 to make this a failure)");
+}
+
+test_devices test_devices_begin(int required) {
+    test_devices it = {0, test_device_count(), NULL};
+    if (!it.count && required) test_no_device();
+    return it;
+}
+
+int test_devices_next(test_devices *it) {
+    clperm_ctx_free(it->ctx);
+    it->ctx = NULL;
+    if (it->next >= it->count) return 0;
+    it->ctx = test_open(it->next);
+    cr_assert_not_null(it->ctx, "cannot open OpenCL device %zu of %zu", it->next, it->count);
+    it->next++;
+    return 1;
+}
+
 const char *test_device_label(clperm_ctx *ctx) {
     static char label[300];
     clperm_profile p;
     if (clperm_ctx_profile(ctx, &p) != CLPERM_SUCCESS) return "(invalid context)";
     snprintf(label, sizeof label, "%s / %s", p.platform_name, p.device_name);
     return label;
+}
+
+int test_quick(void) {
+    const char *env = getenv("CLPERM_TEST_QUICK");
+    return env && atoi(env) > 0;
 }
 
 uint64_t test_seed(void) {

@@ -9,10 +9,42 @@
 
 /* Number of OpenCL devices (0 when there is none). */
 size_t test_device_count(void);
-/* A context on device i with the disk cache off, or NULL (the test fails with the status). */
+/* A context on device i with the disk cache off, or NULL. */
 clperm_ctx *test_open(size_t i);
+
+/* Whether having no device fails a test instead of skipping it: CI set (non-empty, not "0"), as
+ * .ci/run sets it, or CLPERM_TEST_REQUIRE_DEVICE=1. */
+int test_device_required(void);
+/* Ends a test that needs a device when there is none: skipped with a message, or failed where
+ * test_device_required(). Does not return. */
+void test_no_device(void);
+
+/* The loop every test that needs a device runs its device part in:
+ *     TEST_EACH_DEVICE(ctx) { ... }
+ * runs the block once per device present with ctx = test_open(i) (the test fails when one cannot
+ * be opened), frees ctx after the block, and with no device at all calls test_no_device(). In the
+ * block, continue moves to the next device (ctx is freed); break does the same. */
+typedef struct test_devices {
+    size_t next, count;
+    clperm_ctx *ctx;
+} test_devices;
+test_devices test_devices_begin(int required);
+/* Frees the current context and opens the next; 0 when all are done. */
+int test_devices_next(test_devices *it);
+
+#define TEST_EACH_DEVICE_(ctx, required)                                                           \
+    for (test_devices test_devices_ = test_devices_begin(required); test_devices_next(&test_devices_);) \
+        for (clperm_ctx *ctx = test_devices_.ctx; ctx; ctx = NULL)
+#define TEST_EACH_DEVICE(ctx) TEST_EACH_DEVICE_(ctx, 1)
+/* The same loop for a test whose host checks stand on their own: with no device the block is
+ * simply not run. */
+#define TEST_EACH_DEVICE_PRESENT(ctx) TEST_EACH_DEVICE_(ctx, 0)
 /* "PLATFORM / DEVICE" for messages. */
 const char *test_device_label(clperm_ctx *ctx);
+
+/* 1 when CLPERM_TEST_QUICK is set to a positive number: host tests leave out their largest sizes
+ * (the memcheck runs, where every instruction costs fifty). */
+int test_quick(void);
 
 /* The seed of this run: CLPERM_TEST_SEED if set, else a fixed default; printed by the tests. */
 uint64_t test_seed(void);

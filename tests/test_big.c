@@ -8,20 +8,15 @@
 #define PERIOD 16
 
 Test(big, scan_beyond_4GiB, .timeout = 600) {
-    size_t count = test_device_count();
-    if (!count) cr_skip_test("no OpenCL device present");
     const uint64_t n = (1ull << 30) + 3; /* u32: 4 GiB + 12 bytes */
     const size_t bytes = (size_t)(n * 4);
     int ran = 0;
-    for (size_t d = 0; d < count; d++) {
-        clperm_ctx *ctx = test_open(d);
-        cr_assert(ctx);
+    TEST_EACH_DEVICE(ctx) {
         clperm_profile p;
         clperm_ctx_profile(ctx, &p);
         if (p.max_alloc_bytes < bytes || p.global_mem_bytes < 2 * (cl_ulong)bytes + (1ull << 30)) {
             cr_log_info("%s: allocations of %zu bytes not allowed (max %llu), skipped", test_device_label(ctx), bytes,
                         (unsigned long long)p.max_alloc_bytes);
-            clperm_ctx_free(ctx);
             continue;
         }
         cl_command_queue q = clperm_ctx_cl_queue(ctx);
@@ -59,7 +54,6 @@ Test(big, scan_beyond_4GiB, .timeout = 600) {
         clReleaseMemObject(src);
         clReleaseMemObject(dst);
         clReleaseMemObject(sum);
-        clperm_ctx_free(ctx);
         ran++;
     }
     if (!ran) cr_skip_test("no device allows a buffer over 4 GiB");

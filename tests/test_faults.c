@@ -100,12 +100,12 @@ static void expect_transpose(const unsigned char *in, unsigned char *want) {
 }
 
 static clperm_status run_fill(clperm_ctx *ctx, const bufs *b, cl_event *ev) {
-    clperm_rng_spec spec = {CLPERM_RNG_FAMILY_THREE, 32};
+    clperm_rng_spec spec = {CLPERM_RNG_FAMILY_THREE, 32, CLPERM_RNG_SCRAMBLE_NONE};
     return clperm_rng_fill(ctx, &spec, CLPERM_RNG_OUT_U32, b->out, N, 5, 0, 0, NULL, ev);
 }
 static void expect_fill(const unsigned char *in, unsigned char *want) {
     (void)in;
-    clperm_rng_spec spec = {CLPERM_RNG_FAMILY_THREE, 32};
+    clperm_rng_spec spec = {CLPERM_RNG_FAMILY_THREE, 32, CLPERM_RNG_SCRAMBLE_NONE};
     cr_assert_eq(clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_U32, want, N, 5, 0), CLPERM_SUCCESS);
 }
 
@@ -215,7 +215,7 @@ static uint64_t fault_loop(size_t dev, const op *o) {
 
 Test(faults, every_call_of_every_operation) {
     size_t count = test_device_count();
-    if (count == 0) cr_skip_test("no OpenCL device");
+    if (count == 0) test_no_device();
     for (size_t dev = 0; dev < count; dev++)
         for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
             uint64_t calls = fault_loop(dev, &ops[i]);
@@ -229,7 +229,7 @@ Test(faults, every_call_of_every_operation) {
  * nothing. */
 Test(faults, context_creation) {
     size_t count = test_device_count();
-    if (count == 0) cr_skip_test("no OpenCL device");
+    if (count == 0) test_no_device();
     for (uint64_t k = 1;; k++) {
         int64_t live0 = clperm__fault_live_objects();
         clperm_ctx *ctx = (clperm_ctx *)&live0; /* any non-NULL value: must come back unchanged */
@@ -255,7 +255,7 @@ Test(faults, context_creation) {
  * entry that is trusted, and the next context loads or rebuilds a working program. */
 Test(faults, disk_cache_files) {
     size_t count = test_device_count();
-    if (count == 0) cr_skip_test("no OpenCL device");
+    if (count == 0) test_no_device();
     char dir[] = "/tmp/clperm-faults-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     setenv("CLPERM_CACHE_DIR", dir, 1);

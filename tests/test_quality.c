@@ -95,8 +95,28 @@ static void rotation(rng *r, uint32_t *p, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) p[i] = (i + k) % n;
 }
 
-typedef enum kind { GOOD, NAIVE, ROTATIONS, IDENTICAL } kind;
-static const char *const kind_name[] = {"Fisher-Yates", "naive shuffle", "rotations", "identical"};
+/* Fisher-Yates made even: an odd result has its first two items exchanged, so that the sample is
+ * uniform over the even permutations (what VariablePhilox gives at n = 2^k, the half it can reach
+ * uniformly at best). */
+static void even_only(rng *r, uint32_t *p, uint32_t n) {
+    identity(p, n);
+    uint32_t odd = 0; /* each exchange of two different items is a transposition */
+    for (uint32_t i = n - 1; i > 0; i--) {
+        uint32_t j = rng_below(r, i + 1);
+        uint32_t t = p[i];
+        p[i] = p[j];
+        p[j] = t;
+        odd ^= j != i;
+    }
+    if (odd) {
+        uint32_t t = p[0];
+        p[0] = p[1];
+        p[1] = t;
+    }
+}
+
+typedef enum kind { GOOD, NAIVE, ROTATIONS, IDENTICAL, EVEN } kind;
+static const char *const kind_name[] = {"Fisher-Yates", "naive shuffle", "rotations", "identical", "even only"};
 
 static uint32_t *sample(kind k, uint32_t n, uint64_t count, rng *r) {
     uint32_t *perms = malloc((size_t)n * (size_t)count * sizeof *perms);
@@ -107,6 +127,7 @@ static uint32_t *sample(kind k, uint32_t n, uint64_t count, rng *r) {
         case GOOD: fisher_yates(r, p, n); break;
         case NAIVE: naive_shuffle(r, p, n); break;
         case ROTATIONS: rotation(r, p, n); break;
+        case EVEN: even_only(r, p, n); break;
         case IDENTICAL:
             if (i == 0)
                 fisher_yates(r, p, n);
@@ -522,6 +543,122 @@ Test(quality, rotations_fail) {
 
 Test(quality, naive_shuffle_fails_chi2) { check_sample(NAIVE, 5, 120000, 0); }
 
+/* ---- parity and cycle count ---- */
+
+/* The law against the unsigned Stirling numbers of the first kind, exact in 64 bits up to n = 20
+ * (s(n + 1, k) = n s(n, k) + s(n, k - 1)), untruncated and with the tail folded into law[top]. */
+Test(quality, cycle_law_against_stirling) {
+    uint64_t s[21][21] = {{1}};
+    uint64_t fact = 1;
+    for (uint32_t n = 1; n <= 20; n++) {
+        for (uint32_t k = 1; k <= n; k++) s[n][k] = (n - 1) * s[n - 1][k] + s[n - 1][k - 1];
+        fact *= n;
+        for (uint32_t top = 1; top <= n; top++) {
+            double law[21];
+            clperm__cycle_law(n, top, law);
+            cr_assert_eq(law[0], 0.0);
+            uint64_t tail = 0;
+            for (uint32_t k = top; k <= n; k++) tail += s[n][k];
+            for (uint32_t k = 1; k <= top; k++) {
+                double want = (double)(k < top ? s[n][k] : tail) / (double)fact;
+                cr_assert(close_to(law[k], want, 1e-13, 0), "n=%u top=%u: law[%u] = %.17g, want %.17g", n, top, k,
+                          law[k], want);
+            }
+        }
+    }
+}
+
+Test(quality, binomial_p_against_sum) {
+    for (uint64_t count = 1; count <= 60; count++)
+        for (uint64_t k = 0; k <= count; k++) {
+            uint64_t m = k < count - k ? k : count - k;
+            double c = 1, tail = 0; /* C(count, i), exact below 2^53 */
+            for (uint64_t i = 0; i <= m; i++) {
+                tail += c;
+                c = c * (double)(count - i) / (double)(i + 1);
+            }
+            double want = fmin(1.0, 2 * tail / pow(2.0, (double)count));
+            double got = clperm__binomial_half_p(count, k);
+            cr_assert(close_to(got, want, 1e-12, 0), "count=%llu k=%llu: %.17g, want %.17g", (unsigned long long)count,
+                      (unsigned long long)k, got, want);
+        }
+    /* Far tails: 0 of 2,000 is 2^-1999, below the smallest double; 900 of 2,000 is 1.0e-5. */
+    cr_assert_eq(clperm__binomial_half_p(2000, 0), 0.0);
+    cr_assert(close_to(clperm__binomial_half_p(2000, 900), 8.6e-06, 0.1, 0), "%.3g",
+              clperm__binomial_half_p(2000, 900));
+}
+
+/* Every permutation of 6 once: half are odd, and the cycle counts are the law itself (Stirling
+ * numbers 120, 274, 225, 85, 15, 1; the last joins 15 in one bin): statistic 0 with 4 dof. */
+Test(quality, cycles_every_permutation_once) {
+    enum { N = 6, COUNT = 720 };
+    uint32_t *perms = malloc(COUNT * N * sizeof *perms), p[N];
+    cr_assert(perms);
+    identity(p, N);
+    int k = 0;
+    do memcpy(perms + k++ * N, p, sizeof p);
+    while (next_perm(p, N));
+    cr_assert_eq(k, COUNT);
+    clperm_cycles_result res;
+    cr_assert_eq(clperm_quality_cycles(perms, N, COUNT, &res), CLPERM_SUCCESS);
+    cr_assert_eq(res.odd, 360);
+    cr_assert_eq(res.parity_p_value, 1.0);
+    cr_assert_eq(res.dof, 4);
+    cr_assert(res.statistic < 1e-10, "statistic %.3g", res.statistic);
+    cr_assert(close_to(res.mean_cycles, 1 + 1 / 2. + 1 / 3. + 1 / 4. + 1 / 5. + 1 / 6., 1e-14, 0));
+    /* The first permutation, the identity (6 cycles, even), replaced by a 6-cycle (1 cycle, odd). */
+    static const uint32_t six_cycle[N] = {1, 2, 3, 4, 5, 0};
+    memcpy(perms, six_cycle, sizeof six_cycle);
+    cr_assert_eq(clperm_quality_cycles(perms, N, COUNT, &res), CLPERM_SUCCESS);
+    cr_assert_eq(res.odd, 361);
+    /* bins (120, 274, 225, 85, 16) observed (121, 274, 225, 85, 15) */
+    cr_assert(close_to(res.statistic, 1 / 120. + 1 / 16., 1e-12, 0), "statistic %.17g", res.statistic);
+    free(perms);
+}
+
+/* Parity and cycles of a sample; must_pass: both p-values above 0.001, else both below 1e-6
+ * (parity_too: else only the cycle count). */
+static void check_cycles(kind k, uint32_t n, uint64_t count, int must_pass, int parity_too) {
+    char what[64];
+    snprintf(what, sizeof what, "%s n=%u", kind_name[k], n);
+    rng r = seeded(what);
+    uint32_t *perms = sample(k, n, count, &r);
+    clperm_cycles_result res;
+    cr_assert_eq(clperm_quality_cycles(perms, n, count, &res), CLPERM_SUCCESS);
+    free(perms);
+    cr_log_info("%s count=%llu: cycles chi2 %.2f (dof %d), p %.3g, mean %.3f; odd %llu, p %.3g", what,
+                (unsigned long long)count, res.statistic, res.dof, res.p_value, res.mean_cycles,
+                (unsigned long long)res.odd, res.parity_p_value);
+    if (must_pass) {
+        cr_assert(res.p_value > 0.001 && res.parity_p_value > 0.001, "%s: cycles p %.3g, parity p %.3g (odd %llu of %llu)",
+                  what, res.p_value, res.parity_p_value, (unsigned long long)res.odd, (unsigned long long)count);
+    } else {
+        cr_assert(res.p_value < 1e-6, "%s passed the cycle test: chi2 %.2f, p %.3g", what, res.statistic, res.p_value);
+        if (parity_too)
+            cr_assert(res.parity_p_value < 1e-6, "%s passed the parity test: odd %llu of %llu, p %.3g", what,
+                      (unsigned long long)res.odd, (unsigned long long)count, res.parity_p_value);
+    }
+}
+
+Test(quality, fisher_yates_passes_cycles) {
+    check_cycles(GOOD, 2, 20000, 1, 1);
+    check_cycles(GOOD, 16, 20000, 1, 1);
+    check_cycles(GOOD, 17, 20000, 1, 1);
+    check_cycles(GOOD, 1000, 20000, 1, 1);
+}
+
+Test(quality, even_permutations_fail_cycles) {
+    check_cycles(EVEN, 16, 2000, 0, 1);
+    check_cycles(EVEN, 17, 2000, 0, 1);
+    check_cycles(EVEN, 1000, 2000, 0, 1);
+}
+
+Test(quality, identity_and_rotations_fail_cycles) {
+    check_cycles(IDENTICAL, 16, 2000, 0, 0); /* one permutation repeated: one parity, one cycle count */
+    check_cycles(ROTATIONS, 16, 2000, 0, 0);
+    check_cycles(ROTATIONS, 1000, 2000, 0, 0);
+}
+
 /* ---- bad input ---- */
 
 #define EXPECT_UNTOUCHED(call, res)                                                                \
@@ -594,4 +731,33 @@ Test(quality, mmd_bad_input) {
         identity(p, N);
     }
     cr_assert_eq(clperm_quality_mmd(perms, N, COUNT, 5.0, 0.05, &res), CLPERM_SUCCESS);
+}
+
+Test(quality, cycles_bad_input) {
+    enum { N = 40, COUNT = 30 };
+    uint32_t perms[COUNT * N];
+    rng r = seeded("cycles_bad_input");
+    for (int i = 0; i < COUNT; i++) fisher_yates(&r, perms + i * N, N);
+    clperm_cycles_result res;
+    cr_assert_eq(clperm_quality_cycles(perms, N, COUNT, &res), CLPERM_SUCCESS);
+    EXPECT_UNTOUCHED(clperm_quality_cycles(NULL, N, COUNT, &res), res);
+    cr_assert_eq(clperm_quality_cycles(perms, N, COUNT, NULL), CLPERM_ERROR_INVALID_ARGUMENT);
+    EXPECT_UNTOUCHED(clperm_quality_cycles(perms, 0, COUNT, &res), res);
+    EXPECT_UNTOUCHED(clperm_quality_cycles(perms, 1, COUNT, &res), res);
+    EXPECT_UNTOUCHED(clperm_quality_cycles(perms, N, 0, &res), res);
+    EXPECT_UNTOUCHED(clperm_quality_cycles(perms, N, UINT64_MAX / 2, &res), res);
+    /* A value equal to n, a huge one, a repeat (which, followed as a cycle, would never return to
+     * its start), in the last permutation, the first, one in between. */
+    static const struct {
+        int at;
+        uint32_t value;
+    } breaks[] = {{COUNT * N - 1, N}, {0, UINT32_MAX}, {N * 7 + 3, 0}, {N * 4, 1}};
+    for (size_t i = 0; i < sizeof breaks / sizeof breaks[0]; i++) {
+        uint32_t *p = perms + breaks[i].at - breaks[i].at % N;
+        identity(p, N);
+        perms[breaks[i].at] = breaks[i].value;
+        EXPECT_UNTOUCHED(clperm_quality_cycles(perms, N, COUNT, &res), res);
+        identity(p, N);
+    }
+    cr_assert_eq(clperm_quality_cycles(perms, N, COUNT, &res), CLPERM_SUCCESS);
 }

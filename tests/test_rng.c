@@ -59,7 +59,7 @@ Test(rng_host, follows_the_listings) {
     cr_assert(NTABLES >= 5, "tables shipped: %zu", NTABLES);
     for (size_t i = 0; i < NTABLES; i++) {
         const table *t = &tables[i];
-        clperm_rng_spec spec = {(clperm_rng_family)t->family, t->k};
+        clperm_rng_spec spec = {(clperm_rng_family)t->family, t->k, CLPERM_RNG_SCRAMBLE_NONE};
         uint64_t n = (uint64_t)t->k * CLPERM_RNG_FILL_STEPS * 2 + 5; /* two blocks and a bit */
         uint32_t *got = malloc(n * 4);
         cr_assert_eq(clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_U32, got, n, 99, 3), CLPERM_SUCCESS);
@@ -84,41 +84,62 @@ Test(rng_host, follows_the_listings) {
     }
 }
 
+/* tests/data/rng_kat.txt: lines "family k scrambler seed stream" and the first 16 u32 of that fill,
+ * every (family, k, scrambler) at least once; the file says where its values come from. Each line
+ * is checked on the host and on every device. */
+static const char *const kat_families[] = {"", "correlated", "three", "slowmem", "iterated", "buffered"};
+static const char *const kat_scramblers[] = {"none", "starstar"};
+
 Test(rng_host, known_answers) {
     FILE *f = fopen(CLPERM_TEST_DATA_DIR "/rng_kat.txt", "r");
     cr_assert(f, "cannot open rng_kat.txt");
-    char fam[32];
-    unsigned k;
-    unsigned long long seed, stream;
-    int lines = 0;
-    while (fscanf(f, "%31s %u %llx %llu", fam, &k, &seed, &stream) == 4) {
+    char text[512];
+    int lines = 0, covered[6][65][2] = {{{0}}};
+    while (fgets(text, sizeof text, f)) {
+        if (text[0] == '#' || text[0] == '\n') continue;
+        char fam[32], scr[32];
+        unsigned k;
+        unsigned long long seed, stream;
         uint32_t want[16], got[16];
-        for (int i = 0; i < 16; i++) cr_assert_eq(fscanf(f, "%x", &want[i]), 1);
-        int family = 0;
-        const char *names[] = {"", "correlated", "three", "slowmem", "iterated", "buffered"};
+        int used = 0;
+        cr_assert_eq(sscanf(text, "%31s %u %31s %llx %llu%n", fam, &k, scr, &seed, &stream, &used), 5, "line: %s",
+                     text);
+        for (int i = 0; i < 16; i++) {
+            int more = 0;
+            cr_assert_eq(sscanf(text + used, "%x%n", &want[i], &more), 1, "line: %s", text);
+            used += more;
+        }
+        int family = 0, scramble = -1;
         for (int i = 1; i <= 5; i++)
-            if (!strcmp(fam, names[i])) family = i;
-        clperm_rng_spec spec = {(clperm_rng_family)family, k};
-        cr_assert_eq(clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_U32, got, 16, seed, stream), CLPERM_SUCCESS, "%s %u", fam, k);
-        cr_assert_eq(memcmp(got, want, sizeof got), 0, "%s k=%u differs from its known answer", fam, k);
-        for (size_t dev = 0; dev < test_device_count(); dev++) {
-            clperm_ctx *ctx = test_open(dev);
+            if (!strcmp(fam, kat_families[i])) family = i;
+        for (int i = 0; i < 2; i++)
+            if (!strcmp(scr, kat_scramblers[i])) scramble = i;
+        cr_assert(family && scramble >= 0 && k <= 64, "line: %s", text);
+        clperm_rng_spec spec = {(clperm_rng_family)family, k, (clperm_rng_scramble)scramble};
+        cr_assert_eq(clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_U32, got, 16, seed, stream), CLPERM_SUCCESS, "%s",
+                     text);
+        cr_assert_eq(memcmp(got, want, sizeof got), 0, "host differs from its known answer: %s", text);
+        TEST_EACH_DEVICE_PRESENT(ctx) {
             cl_mem d = test_buffer(ctx, sizeof got, NULL);
             cr_assert_eq(clperm_rng_fill(ctx, &spec, CLPERM_RNG_OUT_U32, d, 16, seed, stream, 0, NULL, NULL), CLPERM_SUCCESS);
             memset(got, 0, sizeof got);
             cr_assert_eq(test_read(ctx, d, sizeof got, got), 0);
-            cr_assert_eq(memcmp(got, want, sizeof got), 0, "%s k=%u on %s", fam, k, test_device_label(ctx));
+            cr_assert_eq(memcmp(got, want, sizeof got), 0, "%s: %s", test_device_label(ctx), text);
             clReleaseMemObject(d);
-            clperm_ctx_free(ctx);
         }
+        covered[family][k][scramble] = 1;
         lines++;
     }
     fclose(f);
-    cr_assert_eq((size_t)lines, NTABLES, "rng_kat.txt has %d lines for %zu tables", lines, NTABLES);
+    for (size_t t = 0; t < NTABLES; t++)
+        for (int x = 0; x < 2; x++)
+            cr_assert(covered[tables[t].family][tables[t].k][x], "rng_kat.txt has no line for %s k=%u %s",
+                      kat_families[tables[t].family], tables[t].k, kat_scramblers[x]);
+    cr_assert_geq(lines, 2 * (int)NTABLES);
 }
 
 Test(rng_host, conversions) {
-    clperm_rng_spec spec = {CLPERM_RNG_FAMILY_THREE, 8};
+    clperm_rng_spec spec = {CLPERM_RNG_FAMILY_THREE, 8, CLPERM_RNG_SCRAMBLE_NONE};
     enum { N = 5000 };
     uint32_t u[2 * N], fl[N];
     uint64_t u64[N], db[N];
@@ -148,11 +169,71 @@ Test(rng_host, conversions) {
     cr_assert_eq(f, ldexpf(1, -24));
 }
 
+/* The linear complexity of the bits s[0 .. len) (Berlekamp-Massey). */
+static int linear_complexity(const unsigned char *s, int len) {
+    unsigned char *c = calloc((size_t)len + 1, 1), *b = calloc((size_t)len + 1, 1), *t = malloc((size_t)len + 1);
+    cr_assert(c && b && t);
+    int L = 0, m = 1;
+    c[0] = b[0] = 1;
+    for (int i = 0; i < len; i++) {
+        unsigned char d = s[i];
+        for (int j = 1; j <= L; j++) d ^= c[j] & s[i - j];
+        if (!d) {
+            m++;
+            continue;
+        }
+        int grow = 2 * L <= i;
+        if (grow) memcpy(t, c, (size_t)len + 1);
+        for (int j = 0; j + m <= len; j++) c[j + m] ^= b[j];
+        if (grow) {
+            L = i + 1 - L;
+            memcpy(b, t, (size_t)len + 1);
+            m = 1;
+        } else {
+            m++;
+        }
+    }
+    free(c), free(b), free(t);
+    return L;
+}
+
+/* Linear complexity of single output bits over N = 4096 draws, 8 to 16 times the state bits n of
+ * every k = 8 table: the words themselves satisfy the characteristic recurrence, so each bit has
+ * complexity exactly n; the scrambled numbers must look like a random sequence's, N/2 give or take
+ * (a deviation of d has probability about 4^-d; 16 is allowed). */
+Test(rng_host, scrambled_output_has_no_short_recurrence) {
+    enum { N = 4096 };
+    static const int probes[3][2] = {{0, 0}, {0, 31}, {5, 13}}; /* (word, bit) */
+    static uint32_t out[N * 8];
+    unsigned char *bits = malloc(N);
+    for (size_t t = 0; t < NTABLES; t++) {
+        if (tables[t].k != 8) continue;
+        for (int x = 0; x < 2; x++) {
+            clperm_rng_spec spec = {(clperm_rng_family)tables[t].family, 8, (clperm_rng_scramble)x};
+            uint32_t state[16], n = clperm_rng_state_bits(&spec);
+            cr_assert_eq(clperm_rng_seed_host(&spec, test_seed(), 9, state), CLPERM_SUCCESS);
+            cr_assert_eq(clperm_rng_draw_host(&spec, state, out, N), CLPERM_SUCCESS);
+            for (int p = 0; p < 3; p++) {
+                for (int i = 0; i < N; i++) bits[i] = out[i * 8 + probes[p][0]] >> probes[p][1] & 1;
+                int L = linear_complexity(bits, N);
+                if (x == CLPERM_RNG_SCRAMBLE_NONE)
+                    cr_assert_eq(L, (int)n, "family %d word %d bit %d: complexity %d, not n = %u", spec.family,
+                                 probes[p][0], probes[p][1], L, n);
+                else
+                    cr_assert(abs(L - N / 2) <= 16, "family %d scrambled, word %d bit %d: complexity %d of %d bits",
+                              spec.family, probes[p][0], probes[p][1], L, N);
+            }
+        }
+    }
+    free(bits);
+}
+
 /* Jump-ahead: 2^j draws at once equals 2^j single draws; A^(2^n) = A, which holds only when the
  * polynomial found is the primitive characteristic one; and the spaced states chain. */
 Test(rng_host, jump_ahead) {
     for (size_t t = 0; t < NTABLES; t++) {
-        clperm_rng_spec spec = {(clperm_rng_family)tables[t].family, tables[t].k};
+        clperm_rng_spec spec = {(clperm_rng_family)tables[t].family, tables[t].k, CLPERM_RNG_SCRAMBLE_NONE};
+        if (test_quick() && spec.k > 8) continue; /* the matrix powers grow as the state cubed */
         uint32_t n = clperm_rng_state_bits(&spec), sw = n / 32;
         uint32_t seeded[128], a[128], b[128], chain[3 * 128];
         cr_assert_eq(clperm_rng_seed_host(&spec, 77, 3, seeded), CLPERM_SUCCESS);
@@ -182,7 +263,8 @@ Test(rng_host, jump_ahead) {
         clperm_rng_jump_host(&spec, b, 301);
         cr_assert_eq(memcmp(a, b, sw * 4), 0, "family %d k %u: 2^300 twice", spec.family, spec.k);
     }
-    clperm_rng_spec bad = {CLPERM_RNG_FAMILY_THREE, 12}, good = {CLPERM_RNG_FAMILY_THREE, 8};
+    clperm_rng_spec bad = {CLPERM_RNG_FAMILY_THREE, 12, CLPERM_RNG_SCRAMBLE_NONE},
+                    good = {CLPERM_RNG_FAMILY_THREE, 8, CLPERM_RNG_SCRAMBLE_NONE};
     uint32_t s[8] = {1};
     cr_assert_eq(clperm_rng_jump_host(&bad, s, 3), CLPERM_ERROR_INVALID_ARGUMENT);
     cr_assert_eq(clperm_rng_jump_host(&good, NULL, 3), CLPERM_ERROR_INVALID_ARGUMENT);
@@ -200,19 +282,21 @@ static const uint64_t sizes[] = {1, 2, 7, 8, 9, 31, 33, 63, 65, 97, 2047, 2049, 
 #define SMALL_K 64
 #endif
 
+/* Every table with each kernel kind, unscrambled and scrambled (the scrambled at every third size:
+ * it changes only what is stored, after the draws the unscrambled cases check). */
 Test(rng, device_equals_host) {
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
-        for (size_t t = 0; t < 2 * NTABLES; t++) { /* each table with each kernel kind */
-            int kind = 1 + (int)(t / NTABLES);
+    TEST_EACH_DEVICE(ctx) {
+        for (size_t t = 0; t < 4 * NTABLES; t++) {
+            int kind = 1 + (int)(t / NTABLES % 2);
             if (tables[t % NTABLES].k > SMALL_K) continue;
             cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_RNG_KERNEL, kind), CLPERM_SUCCESS);
-            clperm_rng_spec spec = {(clperm_rng_family)tables[t % NTABLES].family, tables[t % NTABLES].k};
+            clperm_rng_spec spec = {(clperm_rng_family)tables[t % NTABLES].family, tables[t % NTABLES].k,
+                                    t < 2 * NTABLES ? CLPERM_RNG_SCRAMBLE_NONE : CLPERM_RNG_SCRAMBLE_STARSTAR};
             for (int out = CLPERM_RNG_OUT_U32; out <= CLPERM_RNG_OUT_DOUBLE; out++) {
                 size_t es = out == CLPERM_RNG_OUT_U32 || out == CLPERM_RNG_OUT_FLOAT ? 4 : 8;
                 for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
                     uint64_t n = sizes[z];
-                    if (out != CLPERM_RNG_OUT_U32 && n > 9000) continue;
+                    if ((out != CLPERM_RNG_OUT_U32 && n > 9000) || (spec.scramble && z % 3)) continue;
                     void *want = malloc(n * es), *got = malloc(n * es + 8);
                     uint64_t seed = test_seed() + z;
                     cr_assert_eq(clperm_rng_fill_host(&spec, (clperm_rng_output)out, want, n, seed, 11), CLPERM_SUCCESS);
@@ -222,9 +306,9 @@ Test(rng, device_equals_host) {
                                  CLPERM_SUCCESS);
                     cr_assert_eq(test_read(ctx, d, n * es + 8, got), 0);
                     uint64_t diff = test_first_diff(want, got, n, es);
-                    cr_assert_eq(diff, n, "%s: kernel %d family %d k %u output %d n %llu: item %llu differs",
-                                 test_device_label(ctx), kind, spec.family, spec.k, out, (unsigned long long)n,
-                                 (unsigned long long)diff);
+                    cr_assert_eq(diff, n, "%s: kernel %d family %d k %u scrambler %d output %d n %llu: item %llu "
+                                 "differs", test_device_label(ctx), kind, spec.family, spec.k, spec.scramble, out,
+                                 (unsigned long long)n, (unsigned long long)diff);
                     for (size_t b = 0; b < 8; b++) cr_assert_eq(((unsigned char *)got)[n * es + b], 0xA5, "wrote past n");
                     clReleaseMemObject(d);
                     free(want);
@@ -232,7 +316,6 @@ Test(rng, device_equals_host) {
                 }
             }
         }
-        clperm_ctx_free(ctx);
     }
 }
 
@@ -258,12 +341,15 @@ static const char *user_kernel =
     "    clperm_rng_save(&r, st);\n"
     "}\n";
 
+/* Every table unscrambled; scrambled, every family at k = 8 and the default family at every k (the
+ * scrambler works on the drawn word alone, whatever the family). */
 Test(rng, users_kernel_draws_the_host_streams) {
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
-        for (size_t t = 0; t < NTABLES; t++) {
-            if (tables[t].k > SMALL_K) continue;
-            clperm_rng_spec spec = {(clperm_rng_family)tables[t].family, tables[t].k};
+    TEST_EACH_DEVICE(ctx) {
+        for (size_t u = 0; u < 2 * NTABLES; u++) {
+            size_t t = u % NTABLES;
+            clperm_rng_scramble x = u < NTABLES ? CLPERM_RNG_SCRAMBLE_NONE : CLPERM_RNG_SCRAMBLE_STARSTAR;
+            if (tables[t].k > SMALL_K || (x && tables[t].k != 8 && tables[t].family != CLPERM_RNG_THREE)) continue;
+            clperm_rng_spec spec = {(clperm_rng_family)tables[t].family, tables[t].k, x};
             char opts[256];
             cr_assert_eq(clperm_rng_build_options(ctx, &spec, opts, sizeof opts), CLPERM_SUCCESS);
             size_t len;
@@ -298,7 +384,8 @@ Test(rng, users_kernel_draws_the_host_streams) {
                              CLPERM_SUCCESS);
                 for (uint32_t j = 0; j < spec.k; j++) {
                     uint32_t *o = &got[4 * (g * spec.k + j)];
-                    cr_assert_eq(o[0], want[j], "%s family %d k %u: u32", test_device_label(ctx), spec.family, spec.k);
+                    cr_assert_eq(o[0], want[j], "%s family %d k %u scrambler %d: u32", test_device_label(ctx),
+                                 spec.family, spec.k, spec.scramble);
                     cr_assert_eq(o[1], want[spec.k + j]);
                     cr_assert_eq(o[2], want[2 * spec.k + j]);
                     cr_assert_eq(o[3], clperm_rng_float_bits(want[3 * spec.k + j]), "float");
@@ -322,8 +409,8 @@ Test(rng, users_kernel_draws_the_host_streams) {
                 uint32_t want[2 * 64];
                 cr_assert_eq(clperm_rng_draw_host(&spec, states + g * sw, want, 2), CLPERM_SUCCESS);
                 for (uint32_t j = 0; j < spec.k; j++) {
-                    cr_assert_eq(got[2 * (g * spec.k + j)], want[j], "%s family %d k %u: resumed draw",
-                                 test_device_label(ctx), spec.family, spec.k);
+                    cr_assert_eq(got[2 * (g * spec.k + j)], want[j], "%s family %d k %u scrambler %d: resumed draw",
+                                 test_device_label(ctx), spec.family, spec.k, spec.scramble);
                     cr_assert_eq(got[2 * (g * spec.k + j) + 1], want[spec.k + j]);
                 }
             }
@@ -334,18 +421,19 @@ Test(rng, users_kernel_draws_the_host_streams) {
             clReleaseKernel(kern);
             clReleaseProgram(prog);
         }
-        clperm_ctx_free(ctx);
     }
 }
 
 Test(rng, bad_input_writes_nothing) {
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         uint32_t init[64];
         for (int i = 0; i < 64; i++) init[i] = 0xC0FFEE00u + (uint32_t)i;
         cl_mem d = test_buffer(ctx, sizeof init, init);
-        clperm_rng_spec good = {CLPERM_RNG_FAMILY_THREE, 8}, badk = {CLPERM_RNG_FAMILY_THREE, 12},
-                        badf = {(clperm_rng_family)9, 8};
+        clperm_rng_spec good = {CLPERM_RNG_FAMILY_THREE, 8, CLPERM_RNG_SCRAMBLE_NONE},
+                        badk = {CLPERM_RNG_FAMILY_THREE, 12, CLPERM_RNG_SCRAMBLE_NONE},
+                        badf = {(clperm_rng_family)9, 8, CLPERM_RNG_SCRAMBLE_NONE},
+                        badx = {CLPERM_RNG_FAMILY_THREE, 8, (clperm_rng_scramble)2};
+        uint32_t state[8];
         struct {
             clperm_status want, got;
         } c[] = {
@@ -362,6 +450,11 @@ Test(rng, bad_input_writes_nothing) {
             {CLPERM_ERROR_INVALID_ARGUMENT, clperm_rng_fill_host(NULL, CLPERM_RNG_OUT_U32, init, 4, 1, 0)},
             {CLPERM_ERROR_INVALID_ARGUMENT, clperm_rng_fill_host(&good, CLPERM_RNG_OUT_U32, NULL, 4, 1, 0)},
             {CLPERM_ERROR_INVALID_ARGUMENT, clperm_rng_build_options(ctx, &badk, (char[8]){0}, 8)},
+            {CLPERM_ERROR_INVALID_ARGUMENT,
+             clperm_rng_fill(ctx, &badx, CLPERM_RNG_OUT_U32, d, 64, 1, 0, 0, NULL, NULL)},
+            {CLPERM_ERROR_INVALID_ARGUMENT, clperm_rng_fill_host(&badx, CLPERM_RNG_OUT_U32, init, 4, 1, 0)},
+            {CLPERM_ERROR_INVALID_ARGUMENT, clperm_rng_build_options(ctx, &badx, (char[256]){0}, 256)},
+            {CLPERM_ERROR_INVALID_ARGUMENT, clperm_rng_seed_host(&badx, 1, 0, state)},
             {CLPERM_ERROR_BUFFER_TOO_SMALL, clperm_rng_build_options(ctx, &good, (char[8]){0}, 8)},
         };
         for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
@@ -370,10 +463,11 @@ Test(rng, bad_input_writes_nothing) {
         uint32_t got[64];
         cr_assert_eq(test_read(ctx, d, sizeof got, got), 0);
         cr_assert_eq(memcmp(got, init, sizeof got), 0, "a failed call wrote to the buffer");
+        cr_assert_eq(clperm_rng_state_bits(&badx), 0u);
         clperm_rng_spec def;
         cr_assert_eq(clperm_rng_default(ctx, &def), CLPERM_SUCCESS);
         cr_assert(clperm_rng_state_bits(&def) >= 256, "default family %d k %u", def.family, def.k);
+        cr_assert_eq(def.scramble, CLPERM_RNG_DEFAULT_SCRAMBLE);
         clReleaseMemObject(d);
-        clperm_ctx_free(ctx);
     }
 }

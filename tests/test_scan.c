@@ -99,17 +99,12 @@ static void check_case(clperm_ctx *ctx, const config *cfg, clperm_type type, uin
 }
 
 static void check_config(const config *cfg, int big) {
-    size_t count = test_device_count();
-    if (!count) cr_skip_test("no OpenCL device present");
     uint64_t seed = test_seed();
     cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
     int ran = 0;
-    for (size_t d = 0; d < count; d++) {
-        clperm_ctx *ctx = test_open(d);
-        cr_assert(ctx, "cannot open device %zu", d);
+    TEST_EACH_DEVICE(ctx) {
         if (!apply(ctx, cfg)) {
             cr_log_info("%s: %s not supported, skipped", test_device_label(ctx), cfg->name);
-            clperm_ctx_free(ctx);
             continue;
         }
         uint64_t sizes[32];
@@ -118,7 +113,6 @@ static void check_config(const config *cfg, int big) {
             for (size_t s = 0; s < nsizes; s++)
                 for (int mode = 0; mode < 3; mode++) check_case(ctx, cfg, (clperm_type)t, sizes[s], mode, seed);
         ran++;
-        clperm_ctx_free(ctx);
     }
     if (!ran) cr_skip_test("%s: no device can run it", cfg->name);
 }
@@ -150,12 +144,8 @@ SCAN_TEST(ptx_lookback_small_tiles,    0, 1, 2, 3, 0, 64, 3)
 
 /* Scans of one buffer in place give the same answer. */
 Test(scan, in_place) {
-    size_t count = test_device_count();
-    if (!count) cr_skip_test("no OpenCL device present");
     uint64_t seed = test_seed();
-    for (size_t d = 0; d < count; d++) {
-        clperm_ctx *ctx = test_open(d);
-        cr_assert(ctx);
+    TEST_EACH_DEVICE(ctx) {
         const uint64_t n = 100003;
         uint32_t *in = malloc(n * 4), *out = malloc(n * 4), *ref = malloc(n * 4);
         test_fill_random(in, n * 4, seed);
@@ -168,24 +158,19 @@ Test(scan, in_place) {
         free(in);
         free(out);
         free(ref);
-        clperm_ctx_free(ctx);
     }
 }
 
 /* Many calls in a row on one context reuse the scratch state (epochs, tile counter) correctly,
  * including a call between that needs more tiles and grows it. */
 Test(scan, repeated_calls_reuse_scratch) {
-    size_t count = test_device_count();
-    if (!count) cr_skip_test("no OpenCL device present");
     uint64_t seed = test_seed();
 #if CLPERM_TEST_SMALL
     const uint64_t sizes[] = {500, 3001, 500, 9001, 17, 3001};
 #else
     const uint64_t sizes[] = {5000, 70001, 5000, 300007, 17, 70001};
 #endif
-    for (size_t d = 0; d < count; d++) {
-        clperm_ctx *ctx = test_open(d);
-        cr_assert(ctx);
+    TEST_EACH_DEVICE(ctx) {
         clperm_ctx_set_param(ctx, CLPERM_PARAM_SCAN_ALGORITHM, 2);
         for (int round = 0; round < 3; round++)
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -197,6 +182,5 @@ Test(scan, repeated_calls_reuse_scratch) {
         /* Three scratch buffers, grown at most once per new largest size: never once per call. */
         cr_expect_leq(allocs, 9, "%s: scratch reallocated %llu times for 18 calls", test_device_label(ctx),
                       (unsigned long long)allocs);
-        clperm_ctx_free(ctx);
     }
 }

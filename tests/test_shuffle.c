@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "internal.h"
 
 #ifndef CLPERM_TEST_DATA_DIR
 #define CLPERM_TEST_DATA_DIR "."
@@ -43,20 +44,31 @@ static uint64_t *host_perm(uint64_t n, uint64_t seed, const clperm_shuffle_opts 
     return p;
 }
 
+/* The first seed from `from` on whose VariablePhilox key for n has the transposition (n >= 2). */
+static uint64_t transposing_seed(uint64_t n, uint64_t from) {
+    for (uint64_t seed = from;; seed++) {
+        clperm_bijection_key key;
+        cr_assert_eq(clperm_bijection_init(&key, n, seed, &philox), CLPERM_SUCCESS);
+        if (n < 2 || key.swap[0] != key.swap[1]) return seed;
+    }
+}
+
 static const uint64_t host_sizes[] = {0,  1,  2,  3,  5,  7,   15,   16,   17,   31,    32,    33,   63,
                                       64, 65, 97, 255, 256, 257, 1009, 4095, 4097, 65537, 100003, (1u << 20) + 1};
 
 Test(shuffle_host, every_size_gives_a_permutation) {
     uint64_t seed = test_seed();
     cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
+    const uint64_t largest = test_quick() ? 65537 : UINT64_MAX;
     for (size_t b = 0; b < KINDS; b++)
         for (size_t s = 0; s < sizeof host_sizes / sizeof host_sizes[0]; s++) {
             uint64_t n = host_sizes[s];
+            if (n > largest) continue;
             uint64_t *p = host_perm(n, seed + s, kinds[b]);
             cr_assert(is_permutation(p, n), "%s n=%llu: not a permutation", kind_name(kinds[b]), (unsigned long long)n);
             free(p);
         }
-    for (unsigned k = 1; k <= 22; k++)
+    for (unsigned k = 1; k <= (test_quick() ? 16u : 22u); k++)
         for (int b = 0; b < 2; b++) {
             uint64_t n = (UINT64_C(1) << k) + 1;
             uint64_t *p = host_perm(n, seed ^ k, b ? &feistel : &philox);
@@ -94,10 +106,11 @@ Test(shuffle_host, bijections_invert) {
                 clperm_bijection_key key;
                 cr_assert_eq(clperm_bijection_init(&key, n, seed + bits, kinds[b]), CLPERM_SUCCESS);
                 cr_assert_geq(key.domain, n);
-                uint64_t count = key.domain <= (1u << 16) ? key.domain : 4096;
+                uint64_t whole = test_quick() ? 1u << 10 : 1u << 16;
+                uint64_t count = key.domain <= whole ? key.domain : 4096;
                 uint64_t x = seed;
                 for (uint64_t i = 0; i < count; i++) {
-                    uint64_t v = key.domain <= (1u << 16) ? i
+                    uint64_t v = key.domain <= whole ? i
                                  : ((x = x * 6364136223846793005u + 1442695040888963407u) >> 1) % key.domain;
                     uint64_t y = clperm_bijection_apply(&key, v);
                     cr_assert_lt(y, key.domain);
@@ -155,6 +168,59 @@ Test(shuffle_host, feistel_wide_radix_known_values) {
     }
 }
 
+/* VariablePhilox's transposition: for about half of the seeds two distinct values below n, none
+ * otherwise (and never for other kinds); the permutation is the paper's with those two values
+ * exchanged, the rest of it, and so its compaction, unchanged. */
+Test(shuffle_host, philox_transposition) {
+    static const uint64_t sizes[] = {2, 3, 16, 17, 100, 1024, 1025};
+    uint64_t seed = test_seed();
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        uint64_t n = sizes[s];
+        int applied = 0;
+        const int seeds = 200;
+        for (int t = 0; t < seeds; t++) {
+            clperm_bijection_key key, paper;
+            cr_assert_eq(clperm_bijection_init(&key, n, seed + t, &philox), CLPERM_SUCCESS);
+            paper = key;
+            paper.swap[0] = paper.swap[1] = 0;
+            uint64_t u = key.swap[0], v = key.swap[1];
+            if (u == v) {
+                cr_assert(u == 0, "n=%llu: swap %llu %llu", (unsigned long long)n, (unsigned long long)u,
+                          (unsigned long long)v);
+                continue;
+            }
+            applied++;
+            cr_assert(u < n && v < n, "n=%llu: swap %llu %llu", (unsigned long long)n, (unsigned long long)u,
+                      (unsigned long long)v);
+            if (n > 100 && t % 10) continue;
+            uint64_t *p = host_perm(n, seed + t, &philox);
+            uint64_t j = 0;
+            for (uint64_t i = 0; i < key.domain; i++) {
+                uint64_t w = clperm_bijection_apply(&paper, i);
+                if (w >= n) continue;
+                uint64_t want = w == u ? v : w == v ? u : w;
+                cr_assert_eq(p[j], want, "n=%llu seed %#llx: perm[%llu] = %llu, want %llu", (unsigned long long)n,
+                             (unsigned long long)(seed + t), (unsigned long long)j, (unsigned long long)p[j],
+                             (unsigned long long)want);
+                j++;
+            }
+            cr_assert_eq(j, n);
+            free(p);
+        }
+        /* Binomial(200, 1/2): 70 .. 130 holds with probability 1 - 2.5e-5. */
+        cr_assert(applied >= 70 && applied <= 130, "n=%llu: transposition in %d of %d keys", (unsigned long long)n,
+                  applied, seeds);
+    }
+    for (size_t b = 0; b < KINDS; b++) {
+        if (kinds[b] == &philox) continue;
+        for (int t = 0; t < 100; t++) {
+            clperm_bijection_key key;
+            cr_assert_eq(clperm_bijection_init(&key, 1000, seed + t, kinds[b]), CLPERM_SUCCESS);
+            cr_assert(key.swap[0] == 0 && key.swap[1] == 0, "%s has a transposition", kind_name(kinds[b]));
+        }
+    }
+}
+
 /* Random access agrees with the whole permutation, both ways. */
 Test(shuffle_host, index_matches_permutation) {
     const uint64_t sizes[] = {1, 2, 5, 1000, 1024, 1025, 5000, (1u << 13) + 1, 100003};
@@ -162,6 +228,7 @@ Test(shuffle_host, index_matches_permutation) {
     for (size_t b = 0; b < KINDS; b++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
             uint64_t n = sizes[s];
+            if (test_quick() && n > 5000) continue;
             uint64_t *p = host_perm(n, seed + s, kinds[b]);
             clperm_perm_index *ix = NULL;
             cr_assert_eq(clperm_perm_index_create(&ix, n, seed + s, kinds[b]), CLPERM_SUCCESS);
@@ -199,6 +266,8 @@ Test(shuffle_host, known_answers) {
         int rounds, used;
         unsigned long long n, seed;
         cr_assert_eq(sscanf(line, "%15s %d %llu %llx%n", kind, &rounds, &n, &seed, &used), 4, "bad line: %s", line);
+        cases++;
+        if (test_quick() && n > 65536) continue;
         clperm_shuffle_opts o = {strcmp(kind, "lcg") == 0       ? CLPERM_BIJECTION_LCG
                                  : strcmp(kind, "feistel") == 0 ? CLPERM_BIJECTION_FEISTEL
                                                                 : CLPERM_BIJECTION_PHILOX,
@@ -217,7 +286,6 @@ Test(shuffle_host, known_answers) {
         }
         cr_assert_gt(j, 0);
         free(p);
-        cases++;
     }
     fclose(f);
     cr_assert_geq(cases, 40, "only %d known-answer lines", cases);
@@ -282,11 +350,11 @@ static size_t sizes_for(clperm_ctx *ctx, uint64_t *sizes) {
     clperm_ctx_get_param(ctx, CLPERM_PARAM_SG_WIDTH, &width);
     uint64_t tile = (uint64_t)wg * (uint64_t)items, w = (uint64_t)width;
 #if CLPERM_TEST_SMALL
-    uint64_t list[] = {0, 1, 2, 3, 5, w - 1, w, w + 1, 97, tile - 1, tile, tile + 1, 2 * tile + 7, 1025};
+    uint64_t list[] = {0, 1, 2, 3, 5, w - 1, w, w + 1, 64, 97, tile - 1, tile, tile + 1, 2 * tile + 7, 1025};
 #else
     uint64_t list[] = {0,    1,        2,        3,        5,      w - 1,          w,    w + 1,
-                       97,   1009,     tile - 1, tile,     tile + 1, 3 * tile + 7, 4097, 65537,
-                       100003, (1u << 17) + 1, (1u << 20) + 3};
+                       97,   1009,     1024,     tile - 1, tile, tile + 1, 3 * tile + 7, 4097, 65536,
+                       65537, 100003, (1u << 17) + 1, (1u << 20) + 3};
 #endif
     size_t n = 0;
     for (size_t i = 0; i < sizeof list / sizeof list[0]; i++)
@@ -343,23 +411,19 @@ static void check_case(clperm_ctx *ctx, const config *cfg, int what, uint64_t n,
 
 /* full: every item size and the LCG too (the default configuration); else permutations only. */
 static void check_config(const config *cfg, int full) {
-    size_t count = test_device_count();
-    if (!count) cr_skip_test("no OpenCL device present");
     uint64_t seed = test_seed();
     cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
     int ran = 0;
-    for (size_t d = 0; d < count; d++) {
-        clperm_ctx *ctx = test_open(d);
-        cr_assert(ctx, "cannot open device %zu", d);
+    TEST_EACH_DEVICE(ctx) {
         if (!apply(ctx, cfg)) {
             cr_log_info("%s: %s not supported, skipped", test_device_label(ctx), cfg->name);
-            clperm_ctx_free(ctx);
             continue;
         }
         uint64_t sizes[32];
         size_t nsizes = sizes_for(ctx, sizes);
         for (size_t s = 0; s < nsizes; s++) {
-            check_case(ctx, cfg, 1, sizes[s], seed + s, &philox, 0);
+            /* VariablePhilox with its transposition here; the other cases take plain seeds. */
+            check_case(ctx, cfg, 1, sizes[s], transposing_seed(sizes[s], seed + s), &philox, 0);
             check_case(ctx, cfg, 1, sizes[s], seed + s, &feistel, 0);
             if (!full) continue;
             check_case(ctx, cfg, 0, sizes[s], seed + s, &philox, 0);
@@ -374,7 +438,6 @@ static void check_config(const config *cfg, int full) {
 #endif
         }
         ran++;
-        clperm_ctx_free(ctx);
     }
     if (!ran) cr_skip_test("%s: no device can run it", cfg->name);
 }
@@ -404,13 +467,108 @@ SHUFFLE_TEST(local_w32_two_pass,       0,    2,    1,    1,   32, 128,  5)
 SHUFFLE_TEST(ptx_lookback,             0,    3,    1,    3,    0,   0,  0)
 SHUFFLE_TEST(ptx_lookback_small_tiles, 0,    3,    1,    3,    0,  64,  1)
 
-/* Bad input: a clear status, and nothing written to the output. */
-Test(shuffle, bad_input_writes_nothing) {
+/* ---- the bijection in one's own kernel ---------------------------------------------------- */
+
+/* The way clperm.h tells users to do it: CLPERM_BIJECTION_KEY_PARAMS, _UNPACK and
+ * clperm_bijection_set_kernel_args, here on 32- and 64-bit domains of every kind, at sampled
+ * points that include the two values of VariablePhilox's transposition and their preimages,
+ * against the host bit for bit, both ways. */
+static const char user_kernel[] =
+    "__kernel void user_bijection(CLPERM_BIJECTION_KEY_PARAMS(key), __global const ulong *x,\n"
+    "                             __global ulong *y, __global ulong *inv) {\n"
+    "    CLPERM_BIJECTION_KEY_UNPACK(key);\n"
+    "    size_t i = get_global_id(0);\n"
+    "    y[i] = clperm_bijection_apply(&key, x[i]);\n"
+    "    inv[i] = clperm_bijection_invert(&key, x[i]);\n"
+    "}\n";
+
+static cl_kernel user_kernel_build(clperm_ctx *ctx, const char *options) {
+    /* As the library's own programs: clperm_features.h, then the bijections, then the kernel. */
+    const char *texts[3] = {clperm__cl_clperm_features_h, clperm__cl_clperm_bijection_h, user_kernel};
+    size_t lengths[3] = {clperm__cl_clperm_features_h_size, clperm__cl_clperm_bijection_h_size,
+                         sizeof user_kernel - 1};
+    cl_int err;
+    cl_program prog = clCreateProgramWithSource(clperm_ctx_cl_context(ctx), 3, texts, lengths, &err);
+    cr_assert_eq(err, CL_SUCCESS);
+    cl_device_id dev = clperm_ctx_cl_device(ctx);
+    err = clBuildProgram(prog, 1, &dev, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        char log[8192] = "";
+        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+        cr_assert_fail("%s: user kernel (%s) does not build: %d\n%s", test_device_label(ctx), options, err, log);
+    }
+    cl_kernel k = clCreateKernel(prog, "user_bijection", &err);
+    cr_assert_eq(err, CL_SUCCESS);
+    clReleaseProgram(prog);
+    return k;
+}
+
+#define USER_POINTS 64
+
+static void user_kernel_check(clperm_ctx *ctx, cl_kernel k, const clperm_bijection_key *key, const char *what) {
+    uint64_t x[USER_POINTS], y[USER_POINTS], inv[USER_POINTS];
+    uint64_t d = key->domain, z = key->n ^ key->keys[0];
+    uint64_t fixed[] = {0, 1, d - 1, key->swap[0], key->swap[1], clperm_bijection_invert(key, key->swap[0]),
+                        clperm_bijection_invert(key, key->swap[1]), key->n - 1, key->n % d};
+    for (int i = 0; i < USER_POINTS; i++) {
+        z = z * 6364136223846793005u + 1442695040888963407u;
+        x[i] = i < (int)(sizeof fixed / sizeof fixed[0]) ? fixed[i] : (z >> 1) % d;
+    }
+    cl_mem bx = test_buffer(ctx, sizeof x, x), by = test_buffer(ctx, sizeof y, NULL), bi = test_buffer(ctx, sizeof inv, NULL);
+    cr_assert(bx && by && bi);
+    cr_assert_eq(clperm_bijection_set_kernel_args(k, 0, key), CLPERM_SUCCESS);
+    cr_assert_eq(clSetKernelArg(k, 6, sizeof bx, &bx), CL_SUCCESS);
+    cr_assert_eq(clSetKernelArg(k, 7, sizeof by, &by), CL_SUCCESS);
+    cr_assert_eq(clSetKernelArg(k, 8, sizeof bi, &bi), CL_SUCCESS);
+    size_t global = USER_POINTS;
+    cr_assert_eq(clEnqueueNDRangeKernel(clperm_ctx_cl_queue(ctx), k, 1, NULL, &global, NULL, 0, NULL, NULL), CL_SUCCESS);
+    cr_assert_eq(test_read(ctx, by, sizeof y, y), 0);
+    cr_assert_eq(test_read(ctx, bi, sizeof inv, inv), 0);
+    for (int i = 0; i < USER_POINTS; i++) {
+        uint64_t want = clperm_bijection_apply(key, x[i]), want_inv = clperm_bijection_invert(key, x[i]);
+        cr_assert(y[i] == want && inv[i] == want_inv, "%s: %s n=%llu: f(%llu) = %llu, f^-1 = %llu; host %llu, %llu",
+                  test_device_label(ctx), what, (unsigned long long)key->n, (unsigned long long)x[i],
+                  (unsigned long long)y[i], (unsigned long long)inv[i], (unsigned long long)want,
+                  (unsigned long long)want_inv);
+    }
+    clReleaseMemObject(bx);
+    clReleaseMemObject(by);
+    clReleaseMemObject(bi);
+}
+
+Test(shuffle, bijection_in_user_kernel) {
     size_t count = test_device_count();
     if (!count) cr_skip_test("no OpenCL device present");
-    for (size_t d = 0; d < count; d++) {
-        clperm_ctx *ctx = test_open(d);
+    static const uint64_t sizes[] = {16, 17, 1000, UINT64_C(1) << 32, (UINT64_C(1) << 32) + 1,
+                                     (UINT64_C(1) << 40) + 7, UINT64_C(1) << 63};
+    uint64_t seed = test_seed();
+    for (size_t dev = 0; dev < count; dev++) {
+        clperm_ctx *ctx = test_open(dev);
         cr_assert(ctx);
+        cl_kernel generic = user_kernel_build(ctx, "");
+        /* The kind and rounds fixed at compile time, as the shuffle's kernels do. */
+        char opts[96];
+        snprintf(opts, sizeof opts, "-DCLPERM_BIJECTION_KIND=%d -DCLPERM_BIJECTION_ROUNDS=%d", CLPERM_BIJ_PHILOX,
+                 CLPERM_PHILOX_DEFAULT_ROUNDS);
+        cl_kernel fixed = user_kernel_build(ctx, opts);
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+            for (size_t b = 0; b < KINDS; b++)
+                for (int t = 0; t < 2; t++) {
+                    uint64_t sd = t ? transposing_seed(sizes[s], seed + s) : seed + s;
+                    clperm_bijection_key key;
+                    cr_assert_eq(clperm_bijection_init(&key, sizes[s], sd, kinds[b]), CLPERM_SUCCESS);
+                    user_kernel_check(ctx, generic, &key, kind_name(kinds[b]));
+                    if (kinds[b] == &philox) user_kernel_check(ctx, fixed, &key, "philox (fixed at build)");
+                }
+        clReleaseKernel(generic);
+        clReleaseKernel(fixed);
+        clperm_ctx_free(ctx);
+    }
+}
+
+/* Bad input: a clear status, and nothing written to the output. */
+Test(shuffle, bad_input_writes_nothing) {
+    TEST_EACH_DEVICE(ctx) {
         const uint64_t n = 1000;
         unsigned char pattern[8000], back[8000];
         memset(pattern, 0x3c, sizeof pattern);
@@ -452,19 +610,14 @@ Test(shuffle, bad_input_writes_nothing) {
                       test_device_label(ctx), b);
             clReleaseMemObject(bufs[b]);
         }
-        clperm_ctx_free(ctx);
     }
 }
 
 /* Calls in a row on one context share the look-back state with scans in between. */
 Test(shuffle, interleaved_with_scans) {
-    size_t count = test_device_count();
-    if (!count) cr_skip_test("no OpenCL device present");
     uint64_t seed = test_seed();
     const config cfg = {"interleaved", 3, 0, 0, 0, 0, 0};
-    for (size_t d = 0; d < count; d++) {
-        clperm_ctx *ctx = test_open(d);
-        cr_assert(ctx);
+    TEST_EACH_DEVICE(ctx) {
         apply(ctx, &cfg);
         const uint64_t sizes[] = {3000, 40001, 17, 3000};
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -481,6 +634,5 @@ Test(shuffle, interleaved_with_scans) {
             }
             clReleaseMemObject(b);
         }
-        clperm_ctx_free(ctx);
     }
 }

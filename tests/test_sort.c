@@ -341,7 +341,8 @@ static int type_in(const config *cfg, size_t t, size_t v) {
 Test(sort, device_equals_host) {
     uint64_t seed = test_seed();
     cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
+    /* Each configuration sets every sort parameter, so one context per device serves them all. */
+    TEST_EACH_DEVICE(ctx) {
         effective seen[CONFIGS];
         size_t nseen = 0;
         for (size_t ci = 0; ci < CONFIGS; ci++) {
@@ -349,11 +350,8 @@ Test(sort, device_equals_host) {
 #ifdef CLPERM_TEST_SMALL
             if (!cfg->small) continue;
 #endif
-            clperm_ctx *ctx = test_open(dev);
-            cr_assert(ctx);
             if (!apply(ctx, cfg) || seen_before(ctx, seen, &nseen)) {
                 cr_log_info("%s: %s not available or the same as one before", test_device_label(ctx), cfg->name);
-                clperm_ctx_free(ctx);
                 continue;
             }
             uint64_t tile = tile_of(ctx);
@@ -394,7 +392,6 @@ Test(sort, device_equals_host) {
                     ran += check_sort(ctx, &c);
                 }
             cr_log_info("%s: %s: %d sorts", test_device_label(ctx), cfg->name, ran);
-            clperm_ctx_free(ctx);
         }
     }
 }
@@ -403,9 +400,8 @@ Test(sort, device_equals_host) {
 /* 2^20 + 3 keys: many tiles, every digit in use, in the default configuration and Onesweep. */
 Test(sort, large) {
     uint64_t seed = test_seed();
-    for (size_t dev = 0; dev < test_device_count(); dev++)
+    TEST_EACH_DEVICE(ctx) {
         for (size_t ci = 0; ci < 2; ci++) {
-            clperm_ctx *ctx = test_open(dev);
             if (apply(ctx, &configs[ci])) {
                 sort_case c = {&configs[ci], CLPERM_KEY_U32, CLPERM_TYPE_U32, (1u << 20) + 3, RANDOM, {0, 0, 0}, seed};
                 check_sort(ctx, &c);
@@ -414,8 +410,8 @@ Test(sort, large) {
                 c.pattern = SPECIAL;
                 check_sort(ctx, &c);
             }
-            clperm_ctx_free(ctx);
         }
+    }
 }
 #endif
 
@@ -466,13 +462,9 @@ static void check_segmented(clperm_ctx *ctx, clperm_key_type kt, clperm_type vt,
 Test(sort_segmented, device_equals_host) {
     uint64_t seed = test_seed();
     cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
-    for (size_t dev = 0; dev < test_device_count(); dev++)
+    TEST_EACH_DEVICE(ctx) {
         for (size_t ci = 0; ci < 2; ci++) {
-            clperm_ctx *ctx = test_open(dev);
-            if (!apply(ctx, &configs[ci])) {
-                clperm_ctx_free(ctx);
-                continue;
-            }
+            if (!apply(ctx, &configs[ci])) continue;
             uint64_t tile = tile_of(ctx), max = 0;
             clperm_sort_segment_max(ctx, CLPERM_KEY_U32, 1, CLPERM_TILE_SORT_AUTO, &max);
             /* Empty ones, single keys, short ones of every size class, the tile sorts' limits and
@@ -511,14 +503,13 @@ Test(sort_segmented, device_equals_host) {
             check_segmented(ctx, CLPERM_KEY_U32, CLPERM_TYPE_U32, CLPERM_TYPE_U32, mixed, 7, 1, 1,
                             (clperm_sort_order){0, 0, 0}, RANDOM, seed);
 #endif
-            clperm_ctx_free(ctx);
         }
+    }
 }
 
 /* Offsets that decrease or pass n are refused, and nothing is written. */
 Test(sort_segmented, bad_offsets_refused) {
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         uint32_t keys[64];
         for (int i = 0; i < 64; i++) keys[i] = 64u - (uint32_t)i;
         const uint32_t bad[][5] = {{0, 10, 5, 20, 30}, {0, 10, 20, 30, 65}, {70, 80, 90, 100, 110}, {0, 0, 0, 0, 65}};
@@ -541,7 +532,6 @@ Test(sort_segmented, bad_offsets_refused) {
             clReleaseMemObject(dk);
             clReleaseMemObject(doff);
         }
-        clperm_ctx_free(ctx);
     }
 }
 
@@ -565,8 +555,7 @@ static void untouched(clperm_ctx *ctx, cl_mem m, size_t bytes, const char *what)
 }
 
 Test(sort, bad_input_refused) {
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         const uint64_t n = 100;
         cl_mem keys = filled_buffer(ctx, n * 4, CL_MEM_READ_WRITE), vals = filled_buffer(ctx, n * 8, CL_MEM_READ_WRITE);
         cl_mem small = filled_buffer(ctx, n * 4 - 4, CL_MEM_READ_WRITE), ro = filled_buffer(ctx, n * 4, CL_MEM_READ_ONLY);
@@ -633,7 +622,6 @@ Test(sort, bad_input_refused) {
             untouched(ctx, all[i], bytes, names[i]);
             clReleaseMemObject(all[i]);
         }
-        clperm_ctx_free(ctx);
     }
 }
 
@@ -644,15 +632,13 @@ Test(sort, bad_input_refused) {
  * same keys (a sum and a sum of squares, mod 2^64, as a check of the multiset). */
 Test(sort, beyond_four_gibibytes) {
     const uint64_t n = (UINT64_C(1) << 30) + 3;
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         clperm_profile p;
         cr_assert_eq(clperm_ctx_profile(ctx, &p), CLPERM_SUCCESS);
         if (p.max_alloc_bytes < n * 4 || p.global_mem_bytes < 3 * n * 4) {
             cr_log_info("%s: skipped, the device does not hold 2 x %llu bytes (max allocation %llu, memory %llu)",
                         test_device_label(ctx), (unsigned long long)(n * 4), (unsigned long long)p.max_alloc_bytes,
                         (unsigned long long)p.global_mem_bytes);
-            clperm_ctx_free(ctx);
             continue;
         }
         uint32_t *keys = malloc(n * 4);
@@ -674,7 +660,6 @@ Test(sort, beyond_four_gibibytes) {
         cr_assert(sum == sum2 && squares == squares2, "%s: the keys changed", test_device_label(ctx));
         clReleaseMemObject(dk);
         free(keys);
-        clperm_ctx_free(ctx);
     }
 }
 #endif
@@ -696,9 +681,8 @@ Test(sort, rank_conflicts) {
     const uint64_t n = 3 * 4096 + 17;
 #endif
     uint32_t *keys = malloc(n * 4);
-    for (size_t dev = 0; dev < test_device_count(); dev++)
+    TEST_EACH_DEVICE(ctx) {
         for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
-            clperm_ctx *ctx = test_open(dev);
             int wg = 0, items = 0;
             clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_ALGORITHM, 2);
             clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_KERNEL, 1);
@@ -724,7 +708,7 @@ Test(sort, rank_conflicts) {
                     cr_assert_eq(r.conflicts, 0, "equal keys: %llu conflicts", (unsigned long long)r.conflicts);
                 if (pattern == 2) cr_assert_gt(r.conflicts, 0, "random keys scatter without a conflict?");
             }
-            clperm_ctx_free(ctx);
         }
+    }
     free(keys);
 }

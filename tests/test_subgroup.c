@@ -96,8 +96,6 @@ static void check(const char *what, int impl, int width, const uint32_t *in32, c
 }
 
 static void sg_case(int impl, int width) {
-    size_t count = test_device_count();
-    if (!count) cr_skip_test("no OpenCL device present");
     uint64_t seed = test_seed();
     cr_log_info("seed %#llx", (unsigned long long)seed);
     static uint32_t in32[N], out32[N * 8], meta[N];
@@ -111,15 +109,12 @@ static void sg_case(int impl, int width) {
         if (g % 29 == 0) in32[g] &= ~63u;
     }
     int ran = 0;
-    for (size_t d = 0; d < count; d++) {
-        clperm_ctx *ctx = test_open(d);
-        cr_assert(ctx);
+    TEST_EACH_DEVICE(ctx) {
         int actual = 0;
         if (run(ctx, impl, width, in32, in64, out32, out64, meta, &actual)) {
             check(test_device_label(ctx), impl, actual, in32, in64, out32, out64, meta);
             ran++;
         }
-        clperm_ctx_free(ctx);
     }
     if (!ran) cr_skip_test("no device runs subgroup implementation %d", impl);
 }

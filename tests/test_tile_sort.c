@@ -146,14 +146,12 @@ Test(tile_sort, device_equals_host) {
     uint64_t seed = test_seed();
     cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
     const size_t all = sizeof segments / sizeof segments[0], few = sizeof few_segments / sizeof few_segments[0];
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
             for (int with_values = 0; with_values < 2; with_values++) {
                 int full = (types[t] == CLPERM_KEY_U32 && !with_values) || (types[t] == CLPERM_KEY_F32 && with_values);
                 check_sizes(ctx, types[t], with_values, full ? segments : few_segments, full ? all : few, seed);
             }
-        clperm_ctx_free(ctx);
     }
 }
 
@@ -166,8 +164,7 @@ Test(tile_sort, conflicts_measured) {
 #else
     static const uint32_t widths[] = {4, 8, 16, 32, 64};
 #endif
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
             uint32_t w = widths[wi];
             if (clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_WIDTH, (int)w) != CLPERM_SUCCESS) continue;
@@ -206,7 +203,6 @@ Test(tile_sort, conflicts_measured) {
                     }
                 }
         }
-        clperm_ctx_free(ctx);
     }
 }
 
@@ -220,8 +216,7 @@ Test(tile_sort, partition_equals_host) {
 #else
     static const uint64_t psegs[] = {1, 5, 33, 256, 1000};
 #endif
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         for (size_t t = 0; t < sizeof ptypes / sizeof ptypes[0]; t++)
             for (size_t b = 0; b < sizeof bits / sizeof bits[0]; b++)
                 for (size_t s = 0; s < sizeof psegs / sizeof psegs[0]; s++) {
@@ -244,7 +239,6 @@ Test(tile_sort, partition_equals_host) {
         cr_assert_eq(clperm_partition_segments(ctx, CLPERM_KEY_U32, dk, NULL, 16, 16, 28, 5, 0, 0, NULL, NULL),
                      CLPERM_ERROR_INVALID_ARGUMENT);
         clReleaseMemObject(dk);
-        clperm_ctx_free(ctx);
     }
 }
 
@@ -285,8 +279,7 @@ Test(tile_sort, counting_partition_groups_labels) {
 #else
     static const uint64_t psegs[] = {1, 2, 7, 9, 15, 16, 17, 63, 65, 255, 256, 257, 512, 1000};
 #endif
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         for (size_t t = 0; t < sizeof ptypes / sizeof ptypes[0]; t++)
             for (unsigned bits = 1; bits <= 4; bits++)
                 for (size_t s = 0; s < sizeof psegs / sizeof psegs[0]; s++)
@@ -380,7 +373,6 @@ Test(tile_sort, counting_partition_groups_labels) {
         cr_assert(memcmp(back, pattern, sizeof back) == 0, "a refused call wrote the keys");
         clReleaseMemObject(dk);
         clReleaseMemObject(dv);
-        clperm_ctx_free(ctx);
     }
 }
 
@@ -388,8 +380,7 @@ Test(tile_sort, counting_partition_groups_labels) {
 Test(tile_sort, transpose_equals_host) {
     static const uint32_t shapes[][2] = {{1, 1}, {1, 33}, {33, 1}, {2, 3}, {31, 32}, {32, 32}, {33, 65}, {17, 100}, {64, 64}};
     uint64_t seed = test_seed();
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         for (int t = 0; t < 2; t++) {
             clperm_type type = t ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32;
             size_t es = clperm_type_size(type);
@@ -430,13 +421,11 @@ Test(tile_sort, transpose_equals_host) {
                 free(in), free(want), free(got);
             }
         }
-        clperm_ctx_free(ctx);
     }
 }
 
 Test(tile_sort, bad_input_writes_nothing) {
-    for (size_t dev = 0; dev < test_device_count(); dev++) {
-        clperm_ctx *ctx = test_open(dev);
+    TEST_EACH_DEVICE(ctx) {
         uint64_t max;
         cr_assert_eq(clperm_sort_segment_max(ctx, CLPERM_KEY_U32, 0, CLPERM_TILE_SORT_AUTO, &max), CLPERM_SUCCESS);
         const uint64_t n = 100;
@@ -480,6 +469,5 @@ Test(tile_sort, bad_input_writes_nothing) {
         cr_assert_eq(clperm_sort_tile_shape(ctx, CLPERM_KEY_U32, 0, as_max, CLPERM_TILE_SORT_AS, &shape), CLPERM_SUCCESS);
         cr_assert_leq((uint64_t)shape.w * shape.w, shape.m, "Lemma 1 needs w <= sqrt(m)");
         clReleaseMemObject(dk), clReleaseMemObject(dv), clReleaseMemObject(small);
-        clperm_ctx_free(ctx);
     }
 }

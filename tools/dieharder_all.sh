@@ -1,15 +1,17 @@
 #!/bin/sh
 # The whole dieharder battery (the tests and ntuples of `dieharder -a`) on one generator, as
 # parallel jobs: every test reads the generator's raw output from its start at the given seed.
-#   dieharder_all.sh CLPERM FAMILY K SEED [JOBS]
+#   dieharder_all.sh CLPERM FAMILY K SEED [JOBS [SCRAMBLE]]
 # Prints one dieharder result line per test and ntuple, in the order of `dieharder -a`, then a
-# count of PASSED, WEAK and FAILED. DIEHARDER names the dieharder binary (default: dieharder).
+# count of PASSED, WEAK and FAILED. JOBS: parallel jobs (default: the cores); SCRAMBLE: the output
+# scrambler, none or starstar (default: clperm's default). DIEHARDER names the dieharder binary.
 set -eu
 if [ $# -lt 4 ]; then
-    sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 clperm=$1 family=$2 k=$3 seed=$4 jobs=${5:-$(nproc)}
+scramble=${6:+--scramble $6}
 dh=${DIEHARDER:-dieharder}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -25,10 +27,10 @@ trap 'rm -rf "$dir"' EXIT
     for d in 204 205 206 207 208 209; do echo "$d 0"; done
 } | awk '{ printf "%04d %s %s\n", NR, $1, $2 }' >"$dir/jobs"
 
-export clperm family k seed dh dir
+export clperm family k seed dh dir scramble
 xargs -P "$jobs" -L 1 sh -c '
     opt=""; [ "$3" != 0 ] && opt="-n $3"
-    "$clperm" rng --raw --family "$family" --k "$k" --seed "$seed" |
+    "$clperm" rng --raw --family "$family" --k "$k" --seed "$seed" $scramble |
         "$dh" -g 200 -d "$2" $opt 2>&1 | grep -E "PASSED|WEAK|FAILED" >"$dir/$1.out" ||
         echo "   no result for -d $2 $opt" >"$dir/$1.out"' sh <"$dir/jobs"
 

@@ -26,10 +26,19 @@
  * best is floor(n/(l k)). G (eq. 20) = -sum_l ln(t_l / t*_l) over the worst stream at each l, plus
  * the same sum for the mutual dimensions. Lower is better; 0 is maximally equidistributed.
  *
+ * Windows. A candidate is also rejected when a short window of successive output words (in the
+ * order the words of a draw are written, draw after draw) has a linearly dependent field: b bits at
+ * one offset of each of W words, W <= 10 and W b <= 64, at any start and offset. A shift of 1 or 2
+ * lets a word's new bits equal a xor of a few old bits beside them, and when those words fall in one
+ * such window, some of its patterns never occur (dieharder's DNA test: 2 bits of 10 words).
+ * generator_window_defect says which tests the bounds cover.
+ *
  *   rng_search --factors FILE --check-factors
  *   rng_search --factors FILE --selftest
  *   rng_search --factors FILE --prove-tables       (every shipped table of clperm_rng_tables.h)
+ *   rng_search --factors FILE --windows [--window-words W] [--window-bits B]
  *   rng_search --factors FILE --family F --k K [--seed S] [--tries N] [--keep M] [--no-score]
+ *   rng_search --factors FILE --family F --k K --seed S --candidate I   (rebuild one entry)
  *              F: correlated three slowmem iterated buffered, or correlated-shift (Listing 2 with
  *              a logical right shift, which cannot reach full period; for the record)
  */
@@ -454,6 +463,7 @@ static void permutation_avoiding(unsigned *v, int k, const unsigned *a, const un
 static unsigned shift_draw(void) { return 1 + rng_below(W / 2 - 1); } /* 1..15 */
 
 static int both_per_word;
+static int window_words = 10, window_bits = 64; /* acceptance bounds: see generator_window_defect */
 static void candidate(generator *g, int family, int k) {
     unsigned q[4][MAX_K], z[4][MAX_K];
     permutation(q[0], k);
@@ -535,6 +545,19 @@ static uint64_t *row_at(uint64_t *rows, int n, int j, int bit, int time) {
     return rows + (((size_t)j * per_stream + before + (size_t)time) * words);
 }
 
+/* Lane l of the planes holds state bit 64 grp + l alone: the unit states e_(64 grp) ..
+ * e_(64 grp + 63), the words first, then the buffered family's registers. Run through the
+ * bit-sliced step, bit i of a plane then tells whether state bit 64 grp + i enters that bit. */
+static void unit_states(int k, int grp, planes s, planes bf) {
+    memset(s, 0, sizeof(planes));
+    memset(bf, 0, sizeof(planes));
+    for (int lane = 0; lane < 64; lane++) {
+        int i = grp * 64 + lane, j = (i / W) % k, bit = i % W;
+        if (i < W * k) s[j][bit] |= UINT64_C(1) << lane;
+        else bf[j][bit] |= UINT64_C(1) << lane;
+    }
+}
+
 static int generator_score(const generator *g, int streams, score *sc) {
     int n = state_bits(g), k = g->k, words = n / 64;
     size_t per_stream = 0;
@@ -550,13 +573,7 @@ static int generator_score(const generator *g, int streams, score *sc) {
     }
     /* Simulate the 64 initial states e_(64 grp) .. e_(64 grp + 63) at once for n steps. */
     for (int grp = 0; grp < words; grp++) {
-        memset(s, 0, sizeof s);
-        memset(bf, 0, sizeof bf);
-        for (int lane = 0; lane < 64; lane++) {
-            int i = grp * 64 + lane, j = (i / W) % k, bit = i % W;
-            if (i < W * k) s[j][bit] |= UINT64_C(1) << lane;
-            else bf[j][bit] |= UINT64_C(1) << lane;
-        }
+        unit_states(k, grp, s, bf);
         for (int time = 0; time < n; time++) {
             for (int j = 0; j < k; j++)
                 for (int b = 0; b < W && time < n / (b + 1); b++) row_at(rows, n, j, b, time)[grp] = s[j][W - 1 - b];
@@ -604,11 +621,100 @@ static int generator_score(const generator *g, int streams, score *sc) {
     return 0;
 }
 
+/* ---- linear relations in short windows of the output ---- */
+
+/* The output as a test battery reads it: the words of each draw in order, draw after draw. A
+ * window is W successive words of that sequence from position `start` of a draw, and a field is b
+ * cyclically successive bits at `offset` (bits offset .. offset + b - 1 mod 32) of every word of
+ * the window. The window's W b bits are uniform exactly when they are independent linear forms
+ * of the state; a relation among them (rank below W b) makes half or more of the W b-bit patterns
+ * impossible, at every draw boundary and whatever the seed. Windows inside one draw are distinct
+ * state bits, so only windows across a draw boundary can fail.
+ *
+ * Acceptance checks every start 0 .. k-1, every offset 0 .. 31 and every b with W <= 10 words and
+ * W b <= 64 bits (--window-words, --window-bits). These contain every joint pattern of successive
+ * words that dieharder reads: DNA 2 bits of 10 words, OQSO 5 bits of 4, OPSO 10 bits of 2,
+ * rank_6x8 a byte of 6, count_1s_byte a byte of 5 (its offsets cycle, with wrap-around, as the
+ * fields here do); and the bit-stream tests (bitstream 20 bits, sts_serial up to 16,
+ * rgb_bitdist up to 12, count_1s_stream 5 bytes) read successive bits, which lie within two
+ * successive whole words (2 x 32). Not contained: rank_32x32 (32 whole words, more than n bits
+ * for k < 32, so relations there are certain for every linear generator) and the tests that read
+ * top bits of many words (birthdays, minimum distance), which the equidistribution score covers
+ * within one stream. */
+typedef struct window_defect {
+    int words, bits, start, offset, rank;
+} window_defect;
+
+/* Output bit `bit` of word j of draw t as a row of n bits (the state of draw 0 is the basis). */
+static uint64_t *form_at(uint64_t *forms, int n, int k, int t, int j, int bit) {
+    return forms + (((size_t)t * (size_t)k + (size_t)j) * W + (size_t)bit) * ((size_t)n / 64);
+}
+
+/* Finds a window of at most max_words words whose field has at most max_bits bits in all and is
+ * linearly dependent. Returns 1 with the one of fewest bits (then fewest words) in *d when there
+ * is one, 0 when there is none, -1 when out of memory. `first`: stop at the first found. */
+static int generator_window_defect(const generator *g, int max_words, int max_bits, int first, window_defect *d) {
+    int n = state_bits(g), k = g->k, words = n / 64;
+    int draws = (k - 1 + max_words + k - 1) / k + 1; /* the last window ends in draw draws - 1 */
+    uint64_t *forms = calloc((size_t)draws * (size_t)k * W * (size_t)words, 8), *v = malloc((size_t)words * 8);
+    static planes s, bf;
+    basis bs;
+    if (!forms || !v || basis_init(&bs, n) != 0) {
+        free(forms);
+        free(v);
+        return -1;
+    }
+    for (int grp = 0; grp < words; grp++) {
+        unit_states(k, grp, s, bf);
+        for (int t = 0; t < draws; t++) {
+            if (t) sliced_step(g, s, bf);
+            for (int j = 0; j < k; j++)
+                for (int bit = 0; bit < W; bit++) form_at(forms, n, k, t, j, bit)[grp] = s[j][bit];
+        }
+    }
+    int found = 0;
+    for (int b = 1; b <= W && !(found && first); b++) {
+        int wmax = max_bits / b < max_words ? max_bits / b : max_words;
+        int wnext = b < W ? (max_bits / (b + 1) < max_words ? max_bits / (b + 1) : max_words) : 0;
+        /* A field of b bits lies in the field of b + 1 bits at the same offset, so a dependent
+         * window of W <= wnext words shows at b + 1 too: to decide, only the b whose bound on W is
+         * larger than the next one's need be checked. */
+        if (first && wnext == wmax) continue;
+        for (int start = 0; start < k && !(found && first); start++) {
+            if (start + wmax <= k) continue; /* inside one draw: distinct state bits */
+            for (int off = 0; off < (b == W ? 1 : W) && !(found && first); off++) {
+                basis_clear(&bs);
+                int rank = 0;
+                for (int w = 0; w < wmax; w++) {
+                    int pos = start + w, t = pos / k, j = pos % k;
+                    for (int i = 0; i < b; i++) {
+                        memcpy(v, form_at(forms, n, k, t, j, (off + i) % W), (size_t)words * 8);
+                        rank += basis_add(&bs, v);
+                    }
+                    if (rank < (w + 1) * b) {
+                        if (!found || (w + 1) * b < d->words * d->bits ||
+                            ((w + 1) * b == d->words * d->bits && w + 1 < d->words)) {
+                            d->words = w + 1, d->bits = b, d->start = start, d->offset = off, d->rank = rank;
+                        }
+                        found = 1;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    basis_free(&bs);
+    free(forms);
+    free(v);
+    return found;
+}
+
 /* ---- output ---- */
 
 static void print_entry(const generator *g, const score *sc, uint64_t seed, long tried, FILE *f) {
     fprintf(f, "/* %s k=%d n=%d: full period 2^%d-1 (proved), seed %llu, candidate %ld", family_name(g->family), g->k,
             state_bits(g), state_bits(g), (unsigned long long)seed, tried);
+    fprintf(f, "\n * no linear relation in any window of <= %d words, <= %d bits", window_words, window_bits);
     if (sc) {
         fprintf(f, "\n * G %.4f = streams %.4f (worst of %d) + mutual %.4f\n * t_l  ", sc->g, sc->g_stream, sc->streams,
                 sc->g_mutual);
@@ -622,11 +728,12 @@ static void print_entry(const generator *g, const score *sc, uint64_t seed, long
                 j + 1 < g->k ? ((j + 1) % 4 ? ", " : ", \\\n    ") : "\n");
 }
 
-/* Searches `tries` candidates, keeps the best of the first `keep` full-period ones by G. */
+/* Searches `tries` candidates, keeps the best by G of the first `keep` that are full period and
+ * have no dependent window. */
 static int search(const factors *fs, int family, int k, uint64_t seed, long tries, int keep, int streams,
                   int do_score) {
     rng_state = seed;
-    int found = 0;
+    int found = 0, windowed = 0;
     generator best = {0};
     score best_sc;
     long best_at = 0;
@@ -634,10 +741,15 @@ static int search(const factors *fs, int family, int k, uint64_t seed, long trie
     for (long t = 0; t < tries && found < keep; t++) {
         generator g;
         candidate(&g, family, k);
-        if (!generator_full_period(&g, fs, seed ^ (uint64_t)t)) {
-            if ((t + 1) % 1000 == 0)
-                fprintf(stderr, "rng_search: %s k=%d: %ld candidates, %d full period, %lds\n", family_name(family), k,
-                        t + 1, found, (long)(time(NULL) - t0));
+        /* The window check first: at k = 8 it rejects most candidates and costs less than the period. */
+        window_defect wd;
+        int defect = generator_window_defect(&g, window_words, window_bits, 1, &wd);
+        if (defect < 0) return -1;
+        windowed += defect;
+        if (defect || !generator_full_period(&g, fs, seed ^ (uint64_t)t)) {
+            if ((t + 1) % 10000 == 0)
+                fprintf(stderr, "rng_search: %s k=%d: %ld candidates, %d with a dependent window, %d kept, %lds\n",
+                        family_name(family), k, t + 1, windowed, found, (long)(time(NULL) - t0));
             continue;
         }
         found++;
@@ -658,6 +770,26 @@ static int search(const factors *fs, int family, int k, uint64_t seed, long trie
         return 1;
     }
     print_entry(&best, do_score ? &best_sc : NULL, seed, best_at, stdout);
+    return 0;
+}
+
+/* Candidate `index` (1-based) of the search from `seed`, proved, checked and scored again: how
+ * make_rng_tables.sh rebuilds a table without searching. 1 when it is not full period or has a
+ * dependent window. */
+static int rebuild(const factors *fs, int family, int k, uint64_t seed, long index, int streams, int do_score) {
+    rng_state = seed;
+    generator g;
+    for (long t = 0; t < index; t++) candidate(&g, family, k);
+    window_defect wd;
+    int defect = generator_window_defect(&g, window_words, window_bits, 1, &wd);
+    if (defect != 0 || !generator_full_period(&g, fs, seed ^ (uint64_t)(index - 1))) {
+        fprintf(stderr, "rng_search: %s k=%d candidate %ld from seed %llu is %s\n", family_name(family), k, index,
+                (unsigned long long)seed, defect ? "rejected for a window" : "not full period");
+        return 1;
+    }
+    score sc;
+    if (do_score && generator_score(&g, streams > 0 && streams < k ? streams : k, &sc) != 0) return -1;
+    print_entry(&g, do_score ? &sc : NULL, seed, index, stdout);
     return 0;
 }
 
@@ -692,13 +824,32 @@ static int generator_well_formed(const generator *g) {
     return 1;
 }
 
+/* Prints the generator's smallest dependent window within the bounds, or that there is none;
+ * returns 1 when there is one, 0 when not, -1 when out of memory. */
+static int report_windows(const generator *g, int words, int bits) {
+    window_defect d;
+    int r = generator_window_defect(g, words, bits, 0, &d);
+    if (r == 1)
+        printf("%s k=%d: dependent window of %d words x %d bits = %d (from word %d of a draw, offset %d): rank %d\n",
+               family_name(g->family), g->k, d.words, d.bits, d.words * d.bits, d.start, d.offset, d.rank);
+    else if (r == 0)
+        printf("%s k=%d: no dependent window of <= %d words, <= %d bits\n", family_name(g->family), g->k, words, bits);
+    return r;
+}
+
+/* Every shipped table: well formed, full period, and no dependent window within the bounds. */
 static int prove_tables(const factors *fs, int verbose) {
     int bad = 0;
     for (size_t i = 0; i < sizeof shipped_tables / sizeof shipped_tables[0] - 1; i++) {
         generator g = shipped_generator(&shipped_tables[i]);
         int ok = generator_well_formed(&g) && generator_full_period(&g, fs, 12345);
         if (verbose) printf("%s %s k=%d: period 2^%d - 1\n", ok ? "ok  " : "FAIL", family_name(g.family), g.k, state_bits(&g));
-        bad += !ok;
+        window_defect d;
+        int defect = generator_window_defect(&g, window_words, window_bits, 1, &d);
+        if (verbose)
+            printf("%s %s k=%d: windows of <= %d words, <= %d bits independent\n", defect ? "FAIL" : "ok  ",
+                   family_name(g.family), g.k, window_words, window_bits);
+        bad += !ok || defect != 0;
     }
     return bad;
 }
@@ -828,21 +979,46 @@ static int selftest(const factors *fs) {
         caught &= !full;
     }
     EXPECT(caught, "every shipped table with one shift altered is rejected");
+    /* The window check on two tables shipped before it was part of acceptance: three k=16, whose
+     * word 3 is (s7 << 12) ^ (s10 >> 1) ^ s14, relates 2-bit letters of words 10 .. 15 of one draw
+     * and 0 .. 3 of the next (dieharder's DNA test failed it with p = 0 at every seed), and
+     * correlated k=8, whose new word 0 has bit 0 = bit 6 of old word 7. */
+    {
+        static const clperm_u64 three16[16] = {
+            0x000ac00d3c9UL, 0x0008c00818dUL, 0x0006c006384UL, 0x0002c00e287UL, 0x001ac00f34eUL, 0x0008c00b248UL,
+            0x001cc0022ccUL, 0x000ec00a04bUL, 0x001ec00010aUL, 0x0012c007201UL, 0x000cc00300fUL, 0x000ac005303UL,
+            0x0008c0091c0UL, 0x0010c00c085UL, 0x0006c0040c2UL, 0x000cc001146UL};
+        static const clperm_u64 correlated8[8] = {0x000c80001c4UL, 0x00068000146UL, 0x000e8000005UL,
+                                                        0x00188000040UL, 0x000a8000087UL, 0x00028000103UL,
+                                                        0x001a80000c1UL, 0x000c8000182UL};
+        shipped before[2] = {{CLPERM_RNG_THREE, 16, three16}, {CLPERM_RNG_CORRELATED, 8, correlated8}};
+        generator t16 = shipped_generator(&before[0]), c8 = shipped_generator(&before[1]);
+        window_defect d;
+        EXPECT(generator_full_period(&t16, fs, 1) && generator_window_defect(&t16, 10, 20, 0, &d) == 1 && d.words == 10 &&
+                   d.bits == 2 && d.start == 10 && d.rank == 19,
+               "three k=16 as shipped before: full period, 2 bits of 10 words from word 10 have rank 19");
+        EXPECT(generator_full_period(&c8, fs, 1) && generator_window_defect(&c8, 10, 64, 0, &d) == 1 && d.words == 2 &&
+                   d.bits == 7 && d.start == 7,
+               "correlated k=8 as shipped before: full period, 7 bits of words 7 and 0 dependent");
+    }
 #undef EXPECT
     return fails;
 }
 
 int main(int argc, char **argv) {
     const char *factor_path = NULL, *family = "three";
-    int k = 8, check = 0, self = 0, prove = 0, keep = 1, streams = 0, do_score = 1;
+    int k = 8, check = 0, self = 0, prove = 0, windows = 0, keep = 1, streams = 0, do_score = 1;
     uint64_t seed = 1;
-    long tries = 1000000;
+    long tries = 1000000, index = 0, share = 0;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--factors") && v) factor_path = argv[++i];
         else if (!strcmp(argv[i], "--check-factors")) check = 1;
         else if (!strcmp(argv[i], "--selftest")) self = 1;
         else if (!strcmp(argv[i], "--prove-tables")) prove = 1;
+        else if (!strcmp(argv[i], "--windows")) windows = 1;
+        else if (!strcmp(argv[i], "--window-words") && v) window_words = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--window-bits") && v) window_bits = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-score")) do_score = 0;
         else if (!strcmp(argv[i], "--per-word-shifts")) both_per_word = 1;
         else if (!strcmp(argv[i], "--family") && v) family = argv[++i];
@@ -850,17 +1026,26 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--seed") && v) seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--tries") && v) tries = atol(argv[++i]);
         else if (!strcmp(argv[i], "--keep") && v) keep = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--candidate") && v) index = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--window-share") && v) share = atol(argv[++i]);
         else if (!strcmp(argv[i], "--streams") && v) streams = atoi(argv[++i]);
         else {
             int help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
             fprintf(help ? stdout : stderr,
-                    "usage: rng_search --factors FILE --check-factors | --selftest | --prove-tables\n"
+                    "usage: rng_search --factors FILE --check-factors | --selftest | --prove-tables | --windows\n"
                     "       rng_search --factors FILE --family F --k K [--seed S] [--tries N] [--keep M]\n"
-                    "                  [--streams J] [--no-score] [--per-word-shifts]\n"
+                    "                  [--candidate I] [--streams J] [--no-score] [--per-word-shifts]\n"
+                    "       rng_search --factors FILE --family F --k K [--seed S] --window-share N\n"
+                    "  [--window-words W] [--window-bits B] with any of them: the window bounds (default 10, 64)\n"
                     "  F: correlated three slowmem iterated buffered (correlated-shift: Listing 2 as written)\n"
                     "  K: 8 16 32 64. Scores the first M full-period candidates (default 1) and prints the\n"
-                    "  best as a table entry for clperm_rng_tables.h; --streams J scores streams 0..J-1 only;\n"
-                    "  --per-word-shifts draws both shifts per word instead of as the listings do.\n");
+                    "  best as a table entry for clperm_rng_tables.h; --candidate I takes the I-th candidate\n"
+                    "  from the seed instead (proved and checked again); --streams J scores streams 0..J-1 only;\n"
+                    "  --per-word-shifts draws both shifts per word instead of as the listings do.\n"
+                    "  A candidate is kept when it is full period and no window of <= W successive output\n"
+                    "  words has a field of b bits at one offset (W b <= B) that is linearly dependent;\n"
+                    "  --windows prints the smallest dependent window of every shipped table;\n"
+                    "  --window-share N how many of N candidates pass that check.\n");
             return help ? 0 : 2;
         }
     }
@@ -871,12 +1056,42 @@ int main(int argc, char **argv) {
     }
     if (check) return check_factors(&fs, 1) ? 1 : 0;
     if (self) return selftest(&fs) ? 1 : 0;
+    if (window_words < 1 || window_bits < 1) {
+        fprintf(stderr, "rng_search: --window-words and --window-bits must be positive\n");
+        return 2;
+    }
     if (prove) return prove_tables(&fs, 1) ? 1 : 0;
+    if (windows) {
+        int found = 0;
+        for (size_t i = 0; i < sizeof shipped_tables / sizeof shipped_tables[0] - 1; i++) {
+            generator g = shipped_generator(&shipped_tables[i]);
+            int r = report_windows(&g, window_words, window_bits);
+            if (r < 0) return 1;
+            found += r;
+        }
+        return found ? 1 : 0;
+    }
     int fam = family_by_name(family);
     if (!fam || (k != 8 && k != 16 && k != 32 && k != 64) || keep < 1) {
         fprintf(stderr, "rng_search: unknown family %s, or k not one of 8 16 32 64\n", family);
         return 2;
     }
-    int rc = search(&fs, fam, k, seed, tries, keep, streams, do_score);
+    if (share > 0) { /* how many of `share` candidates (full period or not) pass the window check */
+        rng_state = seed;
+        long pass = 0;
+        for (long t = 0; t < share; t++) {
+            generator g;
+            window_defect wd;
+            candidate(&g, fam, k);
+            int r = generator_window_defect(&g, window_words, window_bits, 1, &wd);
+            if (r < 0) return 1;
+            pass += r == 0;
+        }
+        printf("%s k=%d: %ld of %ld candidates from seed %llu have no dependent window of <= %d words, <= %d bits\n",
+               family_name(fam), k, pass, share, (unsigned long long)seed, window_words, window_bits);
+        return 0;
+    }
+    int rc = index > 0 ? rebuild(&fs, fam, k, seed, index, streams, do_score)
+                       : search(&fs, fam, k, seed, tries, keep, streams, do_score);
     return rc ? 1 : 0;
 }

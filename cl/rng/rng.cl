@@ -3,7 +3,8 @@
  * Layout, the same on every device and on the host: the output is cut into blocks of
  * CLPERM_RNG_K * CLPERM_RNG_STEPS items; block g is drawn by the generator seeded with stream
  * stream + g, item (t, j) of the block (t = 0 .. STEPS - 1) being word j after the generator's
- * (t + 1)-th draw (two draws per item for u64 and double). CLPERM_RNG_OUT is one of
+ * (t + 1)-th draw (two draws per item for u64 and double), through the scrambler
+ * CLPERM_RNG_SCRAMBLE (clperm_rng_scrambled; 0 none). CLPERM_RNG_OUT is one of
  * clperm_features.h's CLPERM_RNG_OUTPUT_* (u64 and double stored as integer bits, so no fp64 is
  * needed). Launches may be split: first_block is the launch's first block.
  *
@@ -86,6 +87,15 @@ static inline clperm_rng__lanes clperm_rng__combine_lanes(ulong p, int pass, clp
     return acc;
 }
 
+/* clperm_rng_scrambled for the generators in the lanes. */
+static inline clperm_rng__lanes clperm_rng__scrambled_lanes(clperm_rng__lanes x) {
+#if CLPERM_RNG_SCRAMBLE == CLPERM_RNG_SCRAMBLER_STARSTAR
+    return rotate(x * 5u, (clperm_rng__lanes)7u) * 9u;
+#else
+    return x;
+#endif
+}
+
 /* One draw of all k words of the generators' states (and the buffered family's registers). */
 static inline void clperm_rng__draw_lanes(clperm_rng__lanes *s, clperm_rng__lanes *b) {
     clperm_rng__lanes nx[CLPERM_RNG_K];
@@ -119,11 +129,11 @@ clperm_rng_fill(__global CLPERM_RNG_ITEM *out, ulong n, ulong seed, ulong stream
     for (uint t = 0; t < steps; t++) {
         uint w[CLPERM_RNG_K][CLPERM_RNG_LANES];
         clperm_rng__draw_lanes(s, b);
-        for (uint j = 0; j < CLPERM_RNG_K; j++) vstore8(s[j], 0, w[j]);
+        for (uint j = 0; j < CLPERM_RNG_K; j++) vstore8(clperm_rng__scrambled_lanes(s[j]), 0, w[j]);
 #if CLPERM_RNG_OUT == CLPERM_RNG_OUTPUT_U64 || CLPERM_RNG_OUT == CLPERM_RNG_OUTPUT_DOUBLE
         uint lo[CLPERM_RNG_K][CLPERM_RNG_LANES];
         clperm_rng__draw_lanes(s, b);
-        for (uint j = 0; j < CLPERM_RNG_K; j++) vstore8(s[j], 0, lo[j]);
+        for (uint j = 0; j < CLPERM_RNG_K; j++) vstore8(clperm_rng__scrambled_lanes(s[j]), 0, lo[j]);
 #endif
         for (uint l = 0; l < lanes; l++) {
             ulong i = (block0 + l) * per_block + t * CLPERM_RNG_K;

@@ -27,10 +27,10 @@ static uint32_t default_k(const clperm_ctx *ctx) {
 
 static clperm_status resolve_spec(const clperm_ctx *ctx, const clperm_rng_spec *spec, clperm_rng_spec *out) {
     if (spec) *out = *spec;
-    else out->family = CLPERM_RNG_FAMILY_AUTO, out->k = 0;
+    else out->family = CLPERM_RNG_FAMILY_AUTO, out->k = 0, out->scramble = CLPERM_RNG_DEFAULT_SCRAMBLE;
     if (!out->k) out->k = default_k(ctx);
     if (out->family == CLPERM_RNG_FAMILY_AUTO) out->family = default_family(out->k);
-    return clperm__rng_table((int)out->family, out->k) ? CLPERM_SUCCESS : CLPERM_ERROR_INVALID_ARGUMENT;
+    return clperm__rng_spec_table(out) ? CLPERM_SUCCESS : CLPERM_ERROR_INVALID_ARGUMENT;
 }
 
 clperm_status clperm_rng_default(clperm_ctx *ctx, clperm_rng_spec *out) {
@@ -47,8 +47,8 @@ static int warp_sync(const clperm_ctx *ctx, uint32_t k) {
 }
 
 static void spec_options(const clperm_ctx *ctx, const clperm_rng_spec *s, clperm__buf *o) {
-    clperm__buf_add(o, "-DCLPERM_RNG_FAMILY=%d -DCLPERM_RNG_K=%u -DCLPERM_RNG_WARP_SYNC=%d", (int)s->family, s->k,
-                    warp_sync(ctx, s->k));
+    clperm__buf_add(o, "-DCLPERM_RNG_FAMILY=%d -DCLPERM_RNG_K=%u -DCLPERM_RNG_SCRAMBLE=%d -DCLPERM_RNG_WARP_SYNC=%d",
+                    (int)s->family, s->k, (int)s->scramble, warp_sync(ctx, s->k));
 }
 
 clperm_status clperm_rng_build_options(clperm_ctx *ctx, const clperm_rng_spec *spec, char *buf, size_t cap) {

@@ -17,8 +17,14 @@ const uint64_t *clperm__rng_table(int family, uint32_t k) {
     return NULL;
 }
 
+const uint64_t *clperm__rng_spec_table(const clperm_rng_spec *spec) {
+    if (!spec || (spec->scramble != CLPERM_RNG_SCRAMBLE_NONE && spec->scramble != CLPERM_RNG_SCRAMBLE_STARSTAR))
+        return NULL;
+    return clperm__rng_table((int)spec->family, spec->k);
+}
+
 uint32_t clperm_rng_state_bits(const clperm_rng_spec *spec) {
-    if (!spec || !clperm__rng_table((int)spec->family, spec->k)) return 0;
+    if (!clperm__rng_spec_table(spec)) return 0;
     return (uint32_t)CLPERM_RNG_STATE_BITS((int)spec->family, spec->k);
 }
 
@@ -54,7 +60,7 @@ static void advance(const clperm_rng_spec *spec, const uint64_t *p, uint32_t *st
 }
 
 clperm_status clperm_rng_seed_host(const clperm_rng_spec *spec, uint64_t seed, uint64_t stream, uint32_t *state) {
-    CLPERM_RETURN_IF(!spec || !clperm__rng_table((int)spec->family, spec->k) || !state, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_RETURN_IF(!clperm__rng_spec_table(spec) || !state, CLPERM_ERROR_INVALID_ARGUMENT);
     uint32_t b[CLPERM_RNG_MAX_K], k = spec->k;
     for (uint32_t j = 0; j < k; j++) state[j] = clperm_rng_seed_word(seed, stream, j, &b[j]);
     if (spec->family == CLPERM_RNG_FAMILY_BUFFERED) memcpy(state + k, b, (size_t)k * 4);
@@ -63,11 +69,12 @@ clperm_status clperm_rng_seed_host(const clperm_rng_spec *spec, uint64_t seed, u
 
 clperm_status clperm_rng_draw_host(const clperm_rng_spec *spec, uint32_t *state, uint32_t *out, uint64_t draws) {
     CLPERM_RETURN_IF(!spec || !state, CLPERM_ERROR_INVALID_ARGUMENT);
-    const uint64_t *p = clperm__rng_table((int)spec->family, spec->k);
+    const uint64_t *p = clperm__rng_spec_table(spec);
     CLPERM_RETURN_IF(!p, CLPERM_ERROR_INVALID_ARGUMENT);
     for (uint64_t t = 0; t < draws; t++) {
         advance(spec, p, state);
-        if (out) memcpy(out + t * spec->k, state, (size_t)spec->k * 4);
+        for (uint32_t j = 0; out && j < spec->k; j++)
+            out[t * spec->k + j] = clperm_rng_scrambled((int)spec->scramble, state[j]);
     }
     return CLPERM_SUCCESS;
 }
@@ -179,7 +186,7 @@ static void apply_poly(const clperm_rng_spec *spec, const uint64_t *p, const uin
 clperm_status clperm_rng_states_host(const clperm_rng_spec *spec, uint64_t seed, uint64_t stream,
                                      uint32_t log2_spacing, uint64_t count, uint32_t *states) {
     CLPERM_RETURN_IF(!spec || (count && !states), CLPERM_ERROR_INVALID_ARGUMENT);
-    const uint64_t *p = clperm__rng_table((int)spec->family, spec->k);
+    const uint64_t *p = clperm__rng_spec_table(spec);
     CLPERM_RETURN_IF(!p, CLPERM_ERROR_INVALID_ARGUMENT);
     if (count == 0) return CLPERM_SUCCESS;
     uint32_t n = CLPERM_RNG_STATE_BITS((int)spec->family, spec->k), sw = state_words(spec);
@@ -200,7 +207,7 @@ clperm_status clperm_rng_states_host(const clperm_rng_spec *spec, uint64_t seed,
 
 clperm_status clperm_rng_jump_host(const clperm_rng_spec *spec, uint32_t *state, uint32_t log2_draws) {
     CLPERM_RETURN_IF(!spec || !state, CLPERM_ERROR_INVALID_ARGUMENT);
-    const uint64_t *p = clperm__rng_table((int)spec->family, spec->k);
+    const uint64_t *p = clperm__rng_spec_table(spec);
     CLPERM_RETURN_IF(!p, CLPERM_ERROR_INVALID_ARGUMENT);
     uint32_t n = CLPERM_RNG_STATE_BITS((int)spec->family, spec->k);
     uint64_t *r = malloc((n / 64 + 1) * 8);
@@ -214,7 +221,7 @@ clperm_status clperm_rng_jump_host(const clperm_rng_spec *spec, uint32_t *state,
 clperm_status clperm_rng_fill_host(const clperm_rng_spec *spec, clperm_rng_output output, void *dst, uint64_t n,
                                    uint64_t seed, uint64_t stream) {
     CLPERM_RETURN_IF(!spec, CLPERM_ERROR_INVALID_ARGUMENT);
-    const uint64_t *p = clperm__rng_table((int)spec->family, spec->k);
+    const uint64_t *p = clperm__rng_spec_table(spec);
     size_t size = output_size(output);
     CLPERM_RETURN_IF(!p, CLPERM_ERROR_INVALID_ARGUMENT);
     CLPERM_RETURN_IF(size == 0, CLPERM_ERROR_INVALID_TYPE);
@@ -225,21 +232,18 @@ clperm_status clperm_rng_fill_host(const clperm_rng_spec *spec, clperm_rng_outpu
     uint32_t *out32 = dst;
     uint64_t *out64 = dst;
     for (uint64_t block = 0; block * per_block < n; block++) {
-        uint32_t s[2 * CLPERM_RNG_MAX_K], hi[CLPERM_RNG_MAX_K];
+        uint32_t s[2 * CLPERM_RNG_MAX_K], hi[CLPERM_RNG_MAX_K], lo[CLPERM_RNG_MAX_K];
         clperm_rng_seed_host(spec, seed, stream + block, s);
         for (uint64_t t = 0; t < CLPERM_RNG_FILL_STEPS; t++) {
             uint64_t i0 = block * per_block + t * k;
-            advance(spec, p, s);
-            if (size == 8) {
-                memcpy(hi, s, (size_t)k * 4);
-                advance(spec, p, s);
-            }
+            clperm_rng_draw_host(spec, s, size == 8 ? hi : lo, 1);
+            if (size == 8) clperm_rng_draw_host(spec, s, lo, 1);
             for (uint32_t j = 0; j < k && i0 + j < n; j++) {
                 switch (output) {
-                case CLPERM_RNG_OUT_U32: out32[i0 + j] = s[j]; break;
-                case CLPERM_RNG_OUT_FLOAT: out32[i0 + j] = clperm_rng_float_bits(s[j]); break;
-                case CLPERM_RNG_OUT_U64: out64[i0 + j] = CLPERM_RNG_JOIN64(hi[j], s[j]); break;
-                default: out64[i0 + j] = clperm_rng_double_bits(CLPERM_RNG_JOIN64(hi[j], s[j])); break;
+                case CLPERM_RNG_OUT_U32: out32[i0 + j] = lo[j]; break;
+                case CLPERM_RNG_OUT_FLOAT: out32[i0 + j] = clperm_rng_float_bits(lo[j]); break;
+                case CLPERM_RNG_OUT_U64: out64[i0 + j] = CLPERM_RNG_JOIN64(hi[j], lo[j]); break;
+                default: out64[i0 + j] = clperm_rng_double_bits(CLPERM_RNG_JOIN64(hi[j], lo[j])); break;
                 }
             }
         }

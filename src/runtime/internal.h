@@ -211,30 +211,14 @@ clperm_status clperm__scan(clperm_ctx *ctx, clperm_type type, cl_mem src, cl_mem
 clperm_status clperm__lookback_begin(clperm_ctx *ctx, uint64_t tiles, clperm__lookback_call *call);
 void clperm__lookback_end(clperm_ctx *ctx, uint64_t tiles);
 void clperm__lookback_release(clperm__lookback *lb);
-/* Tile partitions (src/tile) as the presorted ranking's step: the stable partition of each
- * segment of `segment` keys by the label of `bits` bits at `shift`, with the device's default tile
- * algorithm; the largest segment it takes for `type` with u32 values. */
-clperm_status clperm__tile_partition(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values, uint64_t n,
-                                     uint64_t segment, unsigned shift, unsigned bits, cl_uint num_events,
-                                     const cl_event *events, cl_event *event);
-uint64_t clperm__tile_partition_max(const clperm_ctx *ctx, clperm_key_type type);
-/* The tile sort of segments of `segment` keys (CLPERM_TILE_SORT_AUTO), and its largest segment:
- * the segmented sort's uniform segments. */
-clperm_status clperm__tile_sort(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values, uint64_t n,
-                                uint64_t segment, cl_uint num_events, const cl_event *events, cl_event *event);
-uint64_t clperm__tile_sort_max(const clperm_ctx *ctx, clperm_key_type type, int with_values);
-/* The tile sort (CLPERM_TILE_SORT_AUTO) of the listed segments: entries [first, first + count) of
- * `list`, two u64 each (first key, length <= segment), descending or not, with u32 or u64 values
- * (value_bytes 4 or 8) or none: the segmented sort's short segments, one size class a call. */
-clperm_status clperm__tile_sort_list(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values,
-                                     size_t value_bytes, cl_mem list, uint64_t first, uint64_t count, uint64_t segment,
-                                     int descending);
 /* Options with defaults filled in; CLPERM_ERROR_INVALID_ARGUMENT when they are not valid. */
 clperm_status clperm__shuffle_opts_check(const clperm_shuffle_opts *opts, clperm_shuffle_opts *out);
 
 /* ---- generators ---- */
 /* The packed parameters of (family, k), or NULL when there is no table. */
 const uint64_t *clperm__rng_table(int family, uint32_t k);
+/* The table of spec's family and k, or NULL when spec is NULL or names no table or scrambler. */
+const uint64_t *clperm__rng_spec_table(const clperm_rng_spec *spec);
 
 /* ---- program building and caching ---- */
 /* Returns the kernel `name` of the program built from `src` with `options`, building (or loading
@@ -252,13 +236,6 @@ clperm_status clperm__sg_kernel_get(clperm_ctx *ctx, const clperm__source *src, 
  * clperm__kernel_get with the defines that says so, work-group ones through clperm__sg_kernel_get. */
 clperm_status clperm__tile_kernel_get(clperm_ctx *ctx, const clperm__source *src, const char *options, int serial,
                                       size_t wg_size, const char *name, cl_kernel *out);
-
-/* ---- the bank-conflict trace ---- */
-/* Counts the conflicts of a trace (src/tile): rec holds, per work-item, cap + 1 words (the step
- * count, then each step's word address or 0xFFFFFFFF for none); `groups` groups of w work-items
- * access together, bank = address mod w (w <= 64). Adds into *out. */
-clperm_status clperm__conflicts_count(const cl_uint *rec, uint64_t groups, uint32_t w, cl_uint cap,
-                                      clperm_conflict_report *out);
 
 /* ---- disk cache ---- */
 /* Fills *binary (malloc'd) when a valid entry exists for key_text; 0 on hit. */

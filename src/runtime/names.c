@@ -69,6 +69,11 @@ const char *clperm_rng_output_name(clperm_rng_output output) {
     return NAME_OF(names, output);
 }
 
+const char *clperm_rng_scramble_name(clperm_rng_scramble scramble) {
+    static const char *const names[] = {[CLPERM_RNG_SCRAMBLE_NONE] = "none", [CLPERM_RNG_SCRAMBLE_STARSTAR] = "starstar"};
+    return NAME_OF(names, scramble);
+}
+
 const char *clperm_tile_sort_name(clperm_tile_sort algorithm) {
     static const char *const names[] = {
         [CLPERM_TILE_SORT_AUTO] = "auto",       [CLPERM_TILE_SORT_SHEAR] = "shear",

@@ -14,21 +14,19 @@ clperm_status clperm__scratch_reserve(clperm_ctx *ctx, clperm__scratch *s, size_
     if (want < 256) want = 256;
     if (want > ctx->profile.max_alloc_bytes && bytes <= ctx->profile.max_alloc_bytes)
         want = bytes;
-    cl_int err;
-    cl_mem mem = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, want, NULL, &err);
-    if (!mem) return err;
+    /* Zeroed at creation from host memory (CL_MEM_COPY_HOST_PTR), not by a command: nothing in
+     * an operation waits for the queue, whose earlier commands may wait on events the caller
+     * completes only after this call returns (a user event, another queue). Checkers such as
+     * Oclgrind also take host-copied memory as initialised. */
+    void *zeros = NULL;
     if (zero) {
-        /* Zeroed by a blocking write rather than clEnqueueFillBuffer: checkers such as Oclgrind
-         * track what host writes initialise, and the growth is rare enough to wait for. */
-        void *zeros = calloc(1, want);
-        err = zeros ? clEnqueueWriteBuffer(ctx->queue, mem, CL_TRUE, 0, want, zeros, 0, NULL, NULL)
-                    : CLPERM_ERROR_OUT_OF_HOST_MEMORY;
-        free(zeros);
-        if (err != CL_SUCCESS) {
-            clReleaseMemObject(mem);
-            return err;
-        }
+        zeros = calloc(1, want);
+        CLPERM_RETURN_IF(!zeros, CLPERM_ERROR_OUT_OF_HOST_MEMORY);
     }
+    cl_int err;
+    cl_mem mem = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | (zero ? CL_MEM_COPY_HOST_PTR : 0), want, zeros, &err);
+    free(zeros);
+    if (!mem) return err;
     if (s->mem) clReleaseMemObject(s->mem);
     ctx->counters[CLPERM_COUNTER_SCRATCH_BYTES] += want - s->bytes;
     s->mem = mem;

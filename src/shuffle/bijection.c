@@ -79,20 +79,35 @@ clperm_status clperm_bijection_init(clperm_bijection_key *key, uint64_t n, uint6
         k.lcg_mul = (splitmix_next(&state) | 1) & (k.domain - 1);
         k.lcg_add = splitmix_next(&state) & (k.domain - 1);
     }
+    if (k.kind == CLPERM_BIJ_PHILOX) {
+        /* The transposition that makes the parity a fair coin (clperm_bijection.h): applied when
+         * the top bit of one output mixed with n is set (the round keys do not depend on n; the
+         * coin does, so that one seed's parities at n = 2^j and 2^k are not one), of u uniform
+         * below n and v uniform among the others. */
+        uint64_t apply = mix64(splitmix_next(&state) ^ n) >> 63;
+        uint64_t r1 = splitmix_next(&state), r2 = splitmix_next(&state);
+        if (apply && n >= 2) {
+            k.swap[0] = r1 % n;
+            k.swap[1] = (k.swap[0] + 1 + r2 % (n - 1)) % n;
+        }
+    }
     *key = k;
     return CLPERM_SUCCESS;
 }
 
 clperm_status clperm_bijection_set_kernel_args(cl_kernel kernel, cl_uint first, const clperm_bijection_key *key) {
     CLPERM_RETURN_IF(!kernel || !key, CLPERM_ERROR_INVALID_ARGUMENT);
-    cl_ulong4 head;
+    cl_ulong8 head;
     cl_uint8 shape;
     cl_uint16 k[4];
+    memset(&head, 0, sizeof head);
     memset(&shape, 0, sizeof shape);
     head.s[0] = key->n;
     head.s[1] = key->domain;
     head.s[2] = key->lcg_mul;
     head.s[3] = key->lcg_add;
+    head.s[4] = key->swap[0];
+    head.s[5] = key->swap[1];
     shape.s[0] = key->kind;
     shape.s[1] = key->bits;
     shape.s[2] = key->left_bits;

@@ -381,3 +381,121 @@ clperm_status clperm_quality_mmd(const uint32_t *perms, uint32_t n, uint64_t cou
     *out = r;
     return CLPERM_SUCCESS;
 }
+
+/* ---- parity and cycle count ---- */
+
+void clperm__cycle_law(uint32_t n, uint32_t top, double *law) {
+    for (uint32_t c = 0; c <= top; c++) law[c] = 0.0;
+    law[0] = 1.0; /* no items, no cycles */
+    /* Item i closes a cycle of its own with probability 1 / i, independently of the others
+     * (Feller's coupling), so the count after item i is the count after i - 1, plus one with
+     * probability 1 / i. law[top] absorbs every count from top up. */
+    for (uint32_t i = 1; i <= n; i++) {
+        double q = 1.0 / (double)i, r = (double)(i - 1) / (double)i;
+        uint32_t hi = i < top ? i : top;
+        if (hi == top) law[top] += law[top - 1] * q;
+        for (uint32_t c = hi == top ? top - 1 : hi; c >= 1; c--) law[c] = law[c] * r + law[c - 1] * q;
+        law[0] *= r;
+    }
+}
+
+double clperm__binomial_half_p(uint64_t count, uint64_t k) {
+    uint64_t m = k < count - k ? k : count - k;
+    if (2 * m + 1 >= count) return 1.0; /* P(X <= m) >= 1/2 */
+    /* P(X <= m) = C(count, m) 2^-count (1 + m / (count - m + 1) + ...), the terms falling. */
+    double log_term = clperm__log_gamma((double)count + 1) - clperm__log_gamma((double)m + 1) -
+                      clperm__log_gamma((double)(count - m) + 1) - (double)count * log(2.0);
+    double term = 1.0, total = 1.0;
+    for (uint64_t i = m; i > 0; i--) {
+        term *= (double)i / (double)(count - i + 1);
+        total += term;
+        if (term < total * DBL_EPSILON) break;
+    }
+    double p = 2.0 * exp(log_term + log(total));
+    return p < 1.0 ? p : 1.0;
+}
+
+/* The cycle count of p, a permutation of 0..n-1, using mark[0 .. n) (cleared on return); 0 when p
+ * is not a permutation of 0..n-1. */
+static uint32_t count_cycles(const uint32_t *p, uint32_t n, unsigned char *mark) {
+    uint32_t i, cycles = 0;
+    for (i = 0; i < n; i++) {
+        if (p[i] >= n || mark[p[i]]) break;
+        mark[p[i]] = 1;
+    }
+    if (i == n)
+        for (uint32_t s = 0; s < n; s++) {
+            if (mark[s] != 1) continue;
+            cycles++;
+            for (uint32_t j = s; mark[j] == 1; j = p[j]) mark[j] = 2;
+        }
+    memset(mark, 0, n);
+    return cycles;
+}
+
+clperm_status clperm_quality_cycles(const uint32_t *perms, uint32_t n, uint64_t count, clperm_cycles_result *out) {
+    CLPERM_RETURN_IF(!perms || !out || n < 2 || count == 0, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_RETURN_IF(count > SIZE_MAX / sizeof(uint32_t) / n, CLPERM_ERROR_INVALID_ARGUMENT);
+    /* The law up to top cycles, the rest in law[top]: at least 40 past twice the mean (ln n + 1),
+     * where no bin of a sample that fits in memory has an expected count of 5. */
+    uint32_t top = 40 + 2 * (uint32_t)ceil(log((double)n) + 1.0);
+    if (top > n) top = n;
+    unsigned char *mark = calloc(n, 1);
+    uint64_t *observed = calloc((size_t)top + 1, sizeof *observed);
+    double *law = malloc(((size_t)top + 1) * sizeof *law);
+    clperm_status st = CLPERM_SUCCESS;
+    if (!mark || !observed || !law) {
+        st = CLPERM_ERROR_OUT_OF_HOST_MEMORY;
+        goto cleanup;
+    }
+    uint64_t odd = 0;
+    sum cycles_total = {0, 0};
+    for (uint64_t k = 0; k < count; k++) {
+        uint32_t c = count_cycles(perms + (size_t)k * n, n, mark);
+        if (c == 0) {
+            st = CLPERM_ERROR_INVALID_ARGUMENT;
+            goto cleanup;
+        }
+        odd += (n - c) & 1u;
+        observed[c < top ? c : top]++;
+        sum_add(&cycles_total, (double)c);
+    }
+    clperm__cycle_law(n, top, law);
+
+    /* Bins of c = 1, 2, ...: each closed once its expected count reaches 5; a short last bin joins
+     * the one before. */
+    sum stat = {0, 0};
+    double exp_bin = 0, obs_bin = 0, exp_prev = 0, obs_prev = 0;
+    int bins = 0;
+    for (uint32_t c = 1; c <= top; c++) {
+        exp_bin += law[c] * (double)count;
+        obs_bin += (double)observed[c];
+        if (exp_bin < 5.0 && c < top) continue;
+        if (exp_bin < 5.0 && bins > 0) { /* the short last bin joins the previous one */
+            exp_bin += exp_prev;
+            obs_bin += obs_prev;
+            bins--;
+        } else if (bins > 0) {
+            sum_add(&stat, (obs_prev - exp_prev) * (obs_prev - exp_prev) / exp_prev);
+        }
+        exp_prev = exp_bin;
+        obs_prev = obs_bin;
+        exp_bin = obs_bin = 0;
+        bins++;
+    }
+    if (bins > 0 && exp_prev > 0) sum_add(&stat, (obs_prev - exp_prev) * (obs_prev - exp_prev) / exp_prev);
+
+    clperm_cycles_result r;
+    r.dof = bins - 1;
+    r.statistic = r.dof > 0 ? sum_value(&stat) : 0.0;
+    r.p_value = r.dof > 0 ? clperm__gamma_q(0.5 * r.dof, 0.5 * r.statistic) : 1.0;
+    r.mean_cycles = sum_value(&cycles_total) / (double)count;
+    r.odd = odd;
+    r.parity_p_value = clperm__binomial_half_p(count, odd);
+    *out = r;
+cleanup:
+    free(mark);
+    free(observed);
+    free(law);
+    return st;
+}

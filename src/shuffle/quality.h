@@ -32,4 +32,13 @@ double clperm__gamma_q(double a, double x);
 double clperm__erfinv(double y);
 double clperm__erfcinv(double c);
 
+/* The law of the cycle count of a uniform permutation of n >= 1 items: law[c] = |s(n, c)| / n!
+ * for c < top, law[top] = P(top or more cycles), law[0] = 0, by the recurrence of the cycle count
+ * as a sum of independent Bernoulli(1 / i), i = 1 .. n (O(n top) time). top >= 1. */
+void clperm__cycle_law(uint32_t n, uint32_t top, double *law);
+
+/* Two-sided exact binomial test of k successes in count trials of probability 1/2:
+ * min(1, 2 P(X <= min(k, count - k))). k <= count. */
+double clperm__binomial_half_p(uint64_t count, uint64_t k);
+
 #endif /* CLPERM_QUALITY_H */

@@ -94,7 +94,8 @@ static void arg_key(clperm__args *a, const clperm_bijection_key *key) {
 
 /* Releases the temporaries once the command behind `done` has completed. Releasing right after
  * the enqueue is legal OpenCL, but some implementations (Oclgrind among them) free the memory
- * before queued kernels run. On failure to register, waits for the command instead. */
+ * before queued kernels run. On failure to register, waits for the command instead; without a
+ * command (none could be enqueued), releases at once. */
 typedef struct temporaries {
     cl_mem mem[2];
 } temporaries;
@@ -215,8 +216,9 @@ static clperm_status run_separate(clperm_ctx *ctx, const shuffle_plan *p, cl_mem
         *event = done;
     }
 cleanup:
-    /* After a failure, whatever was enqueued finishes before clFinish returns. */
-    if (st != CLPERM_SUCCESS) clFinish(ctx->queue);
+    /* After a failure the temporaries go once whatever was enqueued has finished, through a
+     * marker's callback: waiting here could wait forever on events the caller completes later. */
+    if (st != CLPERM_SUCCESS && !done) clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &done);
     release_when_done(done, idx, keep);
     if (done) clReleaseEvent(done);
     return st;
@@ -278,7 +280,7 @@ static clperm_status inplace_checked(clperm_ctx *ctx, cl_mem buf, uint64_t n, si
         clRetainEvent(done);
         *event = done;
     }
-    if (st != CLPERM_SUCCESS) clFinish(ctx->queue);
+    if (st != CLPERM_SUCCESS && !done) clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &done);
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = temp;
     release_when_done(done, tmp, NULL);
     if (done) clReleaseEvent(done);

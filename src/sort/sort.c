@@ -124,9 +124,7 @@ static clperm_status rank_conflicts_checked(clperm_ctx *ctx, const uint32_t *key
     CLPERM_CHECK(err);
     CLPERM_CHECK(clperm__radix_run(ctx, &plan, &job, dt, cap, 0, NULL, NULL));
     CLPERM_CHECK(clEnqueueReadBuffer(ctx->queue, dt, CL_TRUE, 0, (size_t)words * 4, rec, 0, NULL, NULL));
-    memset(out, 0, sizeof *out);
-    out->tiles = items / banks;
-    CLPERM_CHECK(clperm__conflicts_count(rec, items / banks, banks, cap, out));
+    CLPERM_CHECK(clperm__trace_count(rec, items / banks, banks, cap, out));
     out->shape.w = banks;
     out->shape.m = plan.items;
     out->shape.tiles_per_group = (uint32_t)(plan.wg / banks);

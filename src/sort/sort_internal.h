@@ -2,7 +2,7 @@
 #ifndef CLPERM_SORT_INTERNAL_H
 #define CLPERM_SORT_INTERNAL_H
 
-#include "internal.h"
+#include "../tile/tile.h"
 #include "../../cl/sort/sort_key.h"
 
 /* The bits a sort orders by: [lo, hi) of the order-preserving form of keys of `width` bits. */

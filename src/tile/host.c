@@ -17,7 +17,7 @@ size_t clperm_key_size(clperm_key_type type) {
     }
 }
 
-/* Key bits to an unsigned order, as the kernels do (cl/tile/tile_sort.cl). */
+/* Key bits to an unsigned order, as the kernels do (clperm_ts_to_ordered in cl/tile/common.h). */
 static uint64_t key_to_ordered(clperm_key_type type, uint64_t k) {
     switch (type) {
     case CLPERM_KEY_I32: return k ^ 0x80000000u;

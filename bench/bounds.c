@@ -1,0 +1,31 @@
+/* The bounds every figure is compared with, measured on the device in the same run and at the
+ * same size: a copy of 64-bit items (16 bytes moved per item) and a random gather of them
+ * through a u32 index array (20 bytes per item). */
+#include "bench.h"
+
+double bench_copy(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
+    cl_int st = CL_SUCCESS;
+    cl_ulong nn = n;
+    BENCH_ARG(st, d->copy, 0, d->a);
+    BENCH_ARG(st, d->copy, 1, d->b);
+    BENCH_ARG(st, d->copy, 2, nn);
+    if (st != CL_SUCCESS) {
+        snprintf(err, errcap, "copy: %s", clperm_status_name(st));
+        return -1;
+    }
+    return bench_time_launch(d, d->copy, n, 256, t, err, errcap);
+}
+
+double bench_gather(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
+    cl_int st = CL_SUCCESS;
+    cl_ulong nn = n;
+    BENCH_ARG(st, d->gather, 0, d->a);
+    BENCH_ARG(st, d->gather, 1, d->idx);
+    BENCH_ARG(st, d->gather, 2, d->b);
+    BENCH_ARG(st, d->gather, 3, nn);
+    if (st != CL_SUCCESS) {
+        snprintf(err, errcap, "gather: %s", clperm_status_name(st));
+        return -1;
+    }
+    return bench_time_launch(d, d->gather, n, 256, t, err, errcap);
+}

@@ -1,0 +1,175 @@
+/* Every case `clperm bench` measures, in the order it measures them, and the headline table of
+ * the default run: one line per family. A new family adds its cases here and one headline line. */
+#include <string.h>
+
+#include "bench.h"
+
+#define COPY BENCH_BOUND_COPY
+#define GATHER BENCH_BOUND_GATHER
+#define NONE BENCH_BOUND_NONE
+
+/* The shipped generators: one fill case per table (family and k). */
+#define RNG(kind, op, bound, bytes, fl, fam, name)                                                    \
+    {"rng", "rng", op, name "-k8", "u32", kind, bound, bytes, .flags = fl, .rng_family = fam, .rng_k = 8},      \
+        {"rng", "rng", op, name "-k16", "u32", kind, bound, bytes, .flags = fl, .rng_family = fam, .rng_k = 16}, \
+        {"rng", "rng", op, name "-k32", "u32", kind, bound, bytes, .flags = fl, .rng_family = fam, .rng_k = 32}, \
+        {"rng", "rng", op, name "-k64", "u32", kind, bound, bytes, .flags = fl, .rng_family = fam, .rng_k = 64}
+/* The three-input family again with the scrambled output (CLPERM_RNG_SCRAMBLE_STARSTAR), so that
+ * the scrambler's cost reads off neighbouring rows. */
+#define RNG_X1(kind, op, bound, bytes, fl, k)                                                          \
+    {"rng", "rng", op, "three-k" #k "-x", "u32", kind, bound, bytes, .flags = fl,                      \
+     .rng_family = CLPERM_RNG_FAMILY_THREE, .rng_k = k, .rng_scramble = CLPERM_RNG_SCRAMBLE_STARSTAR}
+#define RNG_X(kind, op, bound, bytes, fl)                                                   \
+    RNG_X1(kind, op, bound, bytes, fl, 8), RNG_X1(kind, op, bound, bytes, fl, 16),          \
+        RNG_X1(kind, op, bound, bytes, fl, 32), RNG_X1(kind, op, bound, bytes, fl, 64)
+#define RNG_ALL(kind, op, bound, bytes, fl)                                      \
+    RNG(kind, op, bound, bytes, fl, CLPERM_RNG_FAMILY_CORRELATED, "correlated"), \
+        RNG(kind, op, bound, bytes, fl, CLPERM_RNG_FAMILY_THREE, "three"),       \
+        RNG(kind, op, bound, bytes, fl, CLPERM_RNG_FAMILY_SLOWMEM, "slowmem"),   \
+        RNG(kind, op, bound, bytes, fl, CLPERM_RNG_FAMILY_ITERATED, "iterated"), \
+        RNG(kind, op, bound, bytes, fl, CLPERM_RNG_FAMILY_BUFFERED, "buffered"), RNG_X(kind, op, bound, bytes, fl)
+
+#define SHUFFLE(name, f, b) \
+    {"shuffle", "shuffle", "shuffle", name, "u64", BENCH_KIND_SHUFFLE, GATHER, 16, .fusion = f, .bijection = b}
+/* Bytes per item: a scan reads and writes an item, a reduction reads it; a shuffle reads and
+ * writes 8 bytes; a tile sort reads and writes its u32 key (8 bytes, as published); a device-wide
+ * or segmented sort reads and writes its key and value once; a fill writes 4 bytes per number.
+ * The copy moves 16 bytes per 64-bit item, the gather 20 (with the index). The families' names:
+ * scan, shuffle, tile_sort, partition, sort, rng. */
+const bench_case bench_cases[] = {
+    {NULL, "bound", "copy", "bound", "u64", BENCH_KIND_COPY, NONE, 16, .flags = 0},
+    {NULL, "bound", "gather", "bound", "u64", BENCH_KIND_GATHER, NONE, 20, .flags = 0},
+
+    {"scan_exclusive", "scan", "scan_exclusive", "lookback", "u32", BENCH_KIND_SCAN, COPY, 8, .flags = BENCH_PROGRESS,
+     .algorithm = 2},
+    {"scan_exclusive", "scan", "scan_exclusive", "reduce-then-scan", "u32", BENCH_KIND_SCAN, COPY, 8, .flags = 0,
+     .algorithm = 1},
+    {"scan_exclusive", "scan", "scan_exclusive", "lookback", "u64", BENCH_KIND_SCAN, COPY, 16, .flags = BENCH_PROGRESS,
+     .algorithm = 2},
+    {"scan_exclusive", "scan", "scan_exclusive", "reduce-then-scan", "u64", BENCH_KIND_SCAN, COPY, 16, .flags = 0,
+     .algorithm = 1},
+    {"scan_inclusive", "scan", "scan_inclusive", "default", "u32", BENCH_KIND_SCAN, COPY, 8, .flags = 0},
+    {"reduce_sum", "scan", "reduce_sum", "default", "u32", BENCH_KIND_SCAN, COPY, 4, .flags = 0},
+    {"reduce_sum", "scan", "reduce_sum", "default", "u64", BENCH_KIND_SCAN, COPY, 8, .flags = 0},
+
+    /* Fusion levels of the shuffling paper's Section 6: 3 single pass with look-back
+     * (Bijective2), 2 two-pass scan (Bijective1), 1 separate passes (Bijective0). */
+    SHUFFLE("bijective2-philox", 3, CLPERM_BIJECTION_PHILOX),
+    SHUFFLE("bijective1-philox", 2, CLPERM_BIJECTION_PHILOX),
+    SHUFFLE("bijective0-philox", 1, CLPERM_BIJECTION_PHILOX),
+    SHUFFLE("bijective2-lcg", 3, CLPERM_BIJECTION_LCG),
+    SHUFFLE("bijective1-lcg", 2, CLPERM_BIJECTION_LCG),
+    SHUFFLE("bijective0-lcg", 1, CLPERM_BIJECTION_LCG),
+    SHUFFLE("bijective2-feistel", 3, CLPERM_BIJECTION_FEISTEL),
+    SHUFFLE("bijective1-feistel", 2, CLPERM_BIJECTION_FEISTEL),
+    SHUFFLE("bijective0-feistel", 1, CLPERM_BIJECTION_FEISTEL),
+    {"shuffle", "shuffle", "shuffle", "dart-throwing", "u64", BENCH_KIND_DART, GATHER, 16, .flags = 0},
+    /* Random 64-bit keys sorted with the items by clperm_sort. */
+    {"shuffle", "shuffle", "shuffle", "sort", "u64", BENCH_KIND_SORT_SHUFFLE, GATHER, 16, .flags = 0},
+
+    /* Tile sorts and partitions of random u32 keys, one row per segment size. */
+    {"sort_segments", "tile_sort", "sort_segments", "shear", "u32", BENCH_KIND_TILE, COPY, 8,
+     .flags = BENCH_PER_SEGMENT, .tile = CLPERM_TILE_SORT_SHEAR},
+    {"sort_segments", "tile_sort", "sort_segments", "bitonic", "u32", BENCH_KIND_TILE, COPY, 8,
+     .flags = BENCH_PER_SEGMENT, .tile = CLPERM_TILE_SORT_BITONIC},
+    {"sort_segments", "tile_sort", "sort_segments", "bitonic-padded", "u32", BENCH_KIND_TILE, COPY, 8,
+     .flags = BENCH_PER_SEGMENT, .tile = CLPERM_TILE_SORT_BITONIC_PADDED},
+    {"sort_segments", "tile_sort", "sort_segments", "as", "u32", BENCH_KIND_TILE, COPY, 8,
+     .flags = BENCH_PER_SEGMENT, .tile = CLPERM_TILE_SORT_AS},
+    {"sort_segments", "tile_sort", "sort_segments", "as-wide", "u32", BENCH_KIND_TILE, COPY, 8,
+     .flags = BENCH_PER_SEGMENT, .tile = CLPERM_TILE_SORT_AS_WIDE},
+    {"partition", "partition", "partition", "shear-8bit", "u32", BENCH_KIND_TILE, COPY, 8,
+     .flags = BENCH_PER_SEGMENT, .tile = CLPERM_TILE_SORT_SHEAR, .bits = 8},
+    {"partition", "partition", "partition", "as-8bit", "u32", BENCH_KIND_TILE, COPY, 8,
+     .flags = BENCH_PER_SEGMENT, .tile = CLPERM_TILE_SORT_AS, .bits = 8},
+    {"partition", "partition", "partition", "shear-3bit", "u32", BENCH_KIND_TILE, COPY, 8,
+     .flags = BENCH_PER_SEGMENT, .tile = CLPERM_TILE_SORT_SHEAR, .bits = 3},
+    {"partition", "partition", "partition", "bitonic-3bit", "u32", BENCH_KIND_TILE, COPY, 8,
+     .flags = BENCH_PER_SEGMENT, .tile = CLPERM_TILE_SORT_BITONIC, .bits = 3},
+    {"partition", "partition", "partition", "counting-3bit", "u32", BENCH_KIND_TILE, COPY, 8,
+     .flags = BENCH_PER_SEGMENT, .tile = CLPERM_TILE_PARTITION_COUNTING, .bits = 3},
+    {"partition", "partition", "partition", "counting-4bit", "u32", BENCH_KIND_TILE, COPY, 8,
+     .flags = BENCH_PER_SEGMENT, .tile = CLPERM_TILE_PARTITION_COUNTING, .bits = 4},
+
+    /* Device-wide sorts of random keys (and values), in place; Boost.Compute's sort of u32 keys on
+     * the same device. Then segmented sorts of u32 keys: segments of each --segments size, and a
+     * skewed mix of lengths (about log-uniform from 1 to 2^17). */
+    {"sort", "sort", "sort", "u32", "u32", BENCH_KIND_SORT, COPY, 8, .flags = 0, .key = CLPERM_KEY_U32},
+    {"sort", "sort", "sort", "u32-u32", "u32", BENCH_KIND_SORT, COPY, 16, .flags = 0, .key = CLPERM_KEY_U32,
+     .value = CLPERM_TYPE_U32},
+    {"sort", "sort", "sort", "u64", "u64", BENCH_KIND_SORT, COPY, 16, .flags = 0, .key = CLPERM_KEY_U64},
+    {"sort", "sort", "sort", "u64-u64", "u64", BENCH_KIND_SORT, COPY, 32, .flags = 0, .key = CLPERM_KEY_U64,
+     .value = CLPERM_TYPE_U64},
+    {"sort", "sort", "sort", "f32", "f32", BENCH_KIND_SORT, COPY, 8, .flags = 0, .key = CLPERM_KEY_F32},
+    {"sort", "sort", "sort", "boost-compute", "u32", BENCH_KIND_BOOST_SORT, COPY, 8, .flags = BENCH_BOOST},
+    {"sort_segmented", "sort", "sort_segmented", "fixed", "u32", BENCH_KIND_SORT_SEGMENTED, COPY, 8,
+     .flags = BENCH_PER_SEGMENT},
+    {"sort_segmented", "sort", "sort_segmented", "skewed", "u32", BENCH_KIND_SORT_SEGMENTED, COPY, 8, .flags = 0},
+
+    /* Generators: fills of u32 (4 bytes written per number), then at the last size the rates of
+     * numbers drawn inside a kernel (nothing written per number: no bound). */
+    {"rng", "rng", "rng_fill", "philox4x32-10", "u32", BENCH_KIND_PHILOX_FILL, COPY, 4, .flags = BENCH_RANDOM123},
+    RNG_ALL(BENCH_KIND_RNG_FILL, "rng_fill", COPY, 4, 0),
+    {"rng", "rng", "rng_inkernel", "philox4x32-10", "u32", BENCH_KIND_PHILOX_INKERNEL, NONE, 0,
+     .flags = BENCH_LAST_SIZE | BENCH_RANDOM123},
+    RNG_ALL(BENCH_KIND_RNG_INKERNEL, "rng_inkernel", NONE, 0, BENCH_LAST_SIZE),
+
+    /* Single-thread host references, after every device. */
+    {"scan_exclusive", "scan", "scan_exclusive", "host-serial", "u32", BENCH_KIND_HOST_SCAN, NONE, 8,
+     .flags = BENCH_HOST},
+    {"shuffle", "shuffle", "shuffle", "host-fisher-yates", "u64", BENCH_KIND_HOST_FISHER_YATES, NONE, 16,
+     .flags = BENCH_HOST},
+    {"rng", "rng", "rng_fill", "host-xoshiro256**", "u32", BENCH_KIND_HOST_XOSHIRO, NONE, 4, .flags = BENCH_HOST},
+    {"sort", "sort", "sort", "qsort", "u32", BENCH_KIND_HOST_QSORT, NONE, 8, .flags = BENCH_HOST},
+    {"sort", "sort", "sort", "host-radix", "u32", BENCH_KIND_HOST_RADIX, NONE, 8, .flags = BENCH_HOST},
+};
+const size_t bench_ncases = sizeof bench_cases / sizeof bench_cases[0];
+
+/* The default run. Sizes: on CPUs 2^22 items, and 2^20 for the shuffle and the tile sorts, the
+ * slowest there, so that each row's runs take about a second on the 2-core PoCL 3.1 machine and
+ * the whole run seconds with warm caches; on other devices 2^26, enough to fill a GPU. */
+const bench_headline bench_headlines[] = {
+    {"scan", "scan_exclusive", {"lookback", "reduce-then-scan"}, {"host-serial"}, 0, UINT64_C(1) << 22,
+     UINT64_C(1) << 26, "exclusive scan, u32 / host serial scan"},
+    {"shuffle", "shuffle", {"bijective2-feistel", "bijective1-feistel"}, {"host-fisher-yates"}, 0,
+     UINT64_C(1) << 20, UINT64_C(1) << 26, "Feistel shuffle, u64 / host Fisher-Yates"},
+    {"tile_sort", "sort_segments", {"shear"}, {"bitonic"}, 512, UINT64_C(1) << 20, UINT64_C(1) << 26,
+     "Shearsort of 512 u32 / bitonic network"},
+    {"partition", "partition", {"counting-3bit"}, {"bitonic-3bit"}, 512, UINT64_C(1) << 20, UINT64_C(1) << 26,
+     "counting partition of 512 u32 / bitonic"},
+    {"sort", "sort", {"u32"}, {"host-radix", "qsort"}, 0, UINT64_C(1) << 20, UINT64_C(1) << 26,
+     "device-wide sort of u32 keys / host LSD radix sort"},
+    {"rng", "rng_fill", {"default"}, {"philox4x32-10", "host-xoshiro256**"}, 0, UINT64_C(1) << 22,
+     UINT64_C(1) << 26, "default generator, u32 / Philox4x32-10 (else host xoshiro)"},
+};
+const size_t bench_nheadlines = sizeof bench_headlines / sizeof bench_headlines[0];
+
+const bench_case *bench_case_find(const char *op, const char *variant) {
+    for (size_t i = 0; i < bench_ncases; i++)
+        if (!strcmp(bench_cases[i].op, op) && !strcmp(bench_cases[i].variant, variant)) return &bench_cases[i];
+    return NULL;
+}
+
+void bench_rng_variant(const clperm_rng_spec *spec, char *buf, size_t cap) {
+    const char *family = spec && spec->family ? clperm_rng_family_name(spec->family) : NULL;
+    if (family)
+        snprintf(buf, cap, "%s-k%u%s", family, spec->k, spec->scramble ? "-x" : "");
+    else
+        snprintf(buf, cap, "philox4x32-10");
+}
+
+const char *bench_family_of(const char *op) {
+    for (size_t i = 0; i < bench_ncases; i++)
+        if (!strcmp(bench_cases[i].op, op)) return bench_cases[i].family;
+    return "";
+}
+
+int bench_family_rank(const char *family) {
+    for (size_t i = 0; i < bench_nheadlines; i++)
+        if (!strcmp(bench_headlines[i].family, family)) return (int)i;
+    return !strcmp(family, "bound") ? (int)bench_nheadlines + 1 : (int)bench_nheadlines;
+}
+
+const char *bench_bound_name(bench_bound b) {
+    return b == BENCH_BOUND_COPY ? "copy" : b == BENCH_BOUND_GATHER ? "gather" : "";
+}

@@ -1,0 +1,341 @@
+/* The options of `clperm bench`: one table that both the parser and the help text read, so the
+ * two cannot disagree. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+#define DEFAULT_SIZES "2^10,2^14,2^18,2^22,2^24,2^24+1"
+#define FULL_SIZES "2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28"
+#define DEFAULT_SEGMENTS "512,1024,2048"
+
+/* Tunables --set accepts: every one of clperm.h's list, by the names it gives them. */
+#define SET_NAME(name, value, lo, hi, flags, text) text,
+static const char *const set_names[] = {CLPERM_PARAM_MAP(SET_NAME)};
+#undef SET_NAME
+
+/* Names --ops accepts: the cases' selectors, in the table's order. */
+static int ops_known(const char *word, size_t len) {
+    for (size_t i = 0; i < bench_ncases; i++)
+        if (bench_cases[i].ops && strlen(bench_cases[i].ops) == len && !strncmp(bench_cases[i].ops, word, len))
+            return 1;
+    return 0;
+}
+
+int bench_parse_size(const char *s, uint64_t *out) {
+    char *end;
+    errno = 0;
+    if (strncmp(s, "2^", 2) == 0) {
+        if (s[2] < '0' || s[2] > '9') return -1;
+        unsigned long k = strtoul(s + 2, &end, 10);
+        if (k > 62) return -1;
+        uint64_t v = UINT64_C(1) << k;
+        if (*end == '+' || *end == '-') {
+            char sign = *end;
+            const char *c = end + 1;
+            if (*c < '0' || *c > '9') return -1;
+            unsigned long long d = strtoull(c, &end, 10);
+            if (errno || (sign == '-' && d > v)) return -1;
+            v = sign == '+' ? v + d : v - d;
+        }
+        if (*end) return -1;
+        *out = v;
+        return 0;
+    }
+    if (*s < '0' || *s > '9') return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno) return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_list(const char *list, uint64_t *out, int *count) {
+    char buf[1024];
+    if (strlen(list) >= sizeof buf) return -1;
+    snprintf(buf, sizeof buf, "%s", list);
+    int c = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (c == BENCH_MAX_SIZES || bench_parse_size(tok, &out[c]) != 0) return -1;
+        c++;
+    }
+    if (!c) return -1;
+    *count = c;
+    return 0;
+}
+
+static int parse_int(const char *s, long lo, long hi, int *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* ---- what each option does ------------------------------------------------------------------ */
+
+static int opt_device(bench_opts *o, const char *v) {
+    if (o->ndevices == BENCH_MAX_DEVICES) return -1;
+    o->devices[o->ndevices++] = v;
+    return 0;
+}
+
+static int opt_headline_size(bench_opts *o, const char *v) {
+    return bench_parse_size(v, &o->headline_size) != 0 || o->headline_size == 0 ? -1 : 0;
+}
+
+static int opt_full(bench_opts *o, const char *v) {
+    (void)v;
+    o->detailed = 1;
+    return parse_list(FULL_SIZES, o->sizes, &o->nsizes);
+}
+
+static int opt_ops(bench_opts *o, const char *v) {
+    for (const char *p = v; *p;) {
+        size_t len = strcspn(p, ",");
+        if (!ops_known(p, len)) return -1;
+        p += len;
+        if (*p) p++;
+    }
+    o->ops = v;
+    o->detailed = 1;
+    return 0;
+}
+
+static int opt_sizes(bench_opts *o, const char *v) {
+    o->detailed = 1;
+    return parse_list(v, o->sizes, &o->nsizes);
+}
+
+static int opt_segments(bench_opts *o, const char *v) {
+    o->detailed = 1;
+    int rc = parse_list(v, o->segments, &o->nsegments);
+    for (int i = 0; rc == 0 && i < o->nsegments; i++)
+        if (o->segments[i] == 0) rc = -1;
+    return rc;
+}
+
+static int opt_reps(bench_opts *o, const char *v) { return parse_int(v, 1, 256, &o->timing.reps); }
+
+static int opt_warmup(bench_opts *o, const char *v) { return parse_int(v, 0, 1000, &o->timing.warmup); }
+
+static int opt_set(bench_opts *o, const char *v) {
+    char name[64];
+    const char *eq = strchr(v, '=');
+    if (!eq || o->nsets == BENCH_MAX_SETS || (size_t)(eq - v) >= sizeof name) return -1;
+    memcpy(name, v, (size_t)(eq - v));
+    name[eq - v] = 0;
+    bench_set *set = &o->sets[o->nsets];
+    int lo, hi;
+    if (clperm_param_from_name(name, &set->param) != CLPERM_SUCCESS ||
+        parse_int(eq + 1, -2147483647, 2147483647, &set->value) != 0 ||
+        clperm_param_bounds(set->param, &lo, &hi) != CLPERM_SUCCESS ||
+        (set->value && (set->value < lo || set->value > hi)))
+        return -1;
+    o->nsets++;
+    return 0;
+}
+
+/* Options without a value: each sets one field. */
+#define SWITCH(fn, field, v)                         \
+    static int fn(bench_opts *o, const char *value) { \
+        (void)value;                                 \
+        o->field = v;                                \
+        return 0;                                    \
+    }
+SWITCH(opt_no_host, host, 0)
+SWITCH(opt_no_verify, verify, BENCH_VERIFY_OFF)
+SWITCH(opt_json, json, 1)
+#undef SWITCH
+
+static int opt_plot(bench_opts *o, const char *v) {
+    o->plot_dir = v;
+    return 0;
+}
+
+static int opt_help(bench_opts *o, const char *v);
+
+/* The options, in the order --help lists them. Help text: lines of at most 58 characters. */
+static const struct bench_option {
+    const char *name, *alias, *arg;
+    int (*apply)(bench_opts *o, const char *value);
+    const char *help;
+} options[] = {
+    {"--device", NULL, "SEL", opt_device,
+     "a device: index from `clperm devices`, or text in the\n"
+     "platform or device name (\"NVIDIA\", \"Portable:pthread\");\n"
+     "repeatable. Default: every device."},
+    {"--headline-size", NULL, "N", opt_headline_size,
+     "the default run at n = N items on every device and in\n"
+     "every family, instead of the sizes above."},
+    {"--full", NULL, NULL, opt_full,
+     "every variant at sizes " FULL_SIZES "\n"
+     "(with --sizes after it, those sizes)."},
+    {"--ops", NULL, "LIST", opt_ops,
+     "every variant of these operations (comma-separated):\n"
+     "@OPS\n"
+     "(the copy and gather bounds always run)."},
+    {"--sizes", NULL, "LIST", opt_sizes,
+     "every variant at these sizes in items, comma-separated;\n"
+     "2^K, 2^K+C and 2^K-C are understood.\n"
+     "Default with --ops or --segments: " DEFAULT_SIZES "."},
+    {"--segments", NULL, "LIST", opt_segments,
+     "segment sizes of the tile sort, partition and\n"
+     "segmented sort rows (default " DEFAULT_SEGMENTS ")."},
+    {"--reps", NULL, "N", opt_reps, "timed runs per figure, 1..256 (default 7)."},
+    {"--warmup", NULL, "N", opt_warmup, "runs before the timed ones (default 2)."},
+    {"--set", NULL, "NAME=VALUE", opt_set,
+     "set a tunable on every device (see clperm.h); NAME:\n"
+     "@SET"},
+    {"--no-host", NULL, NULL, opt_no_host, "skip the host's single-thread reference rows."},
+    {"--no-verify", NULL, NULL, opt_no_verify,
+     "do not check results against the host's. Unless given,\n"
+     "the default run checks every row bit for bit; with\n"
+     "--full, --ops or --sizes shuffles and fills are checked\n"
+     "bit for bit up to 2^22 items (above, shuffles as\n"
+     "permutations) and tile sorts up to 2^24."},
+    {"--json", NULL, NULL, opt_json,
+     "one JSON object per row on stdout instead of the tables\n"
+     "(the summary then goes to stderr); `clperm report`\n"
+     "reads them."},
+    {"--plot", NULL, "DIR", opt_plot, "also draw PNG figures of throughput against n into\nDIR (gnuplot)."},
+    {"--help", "-h", NULL, opt_help, "this text."},
+};
+
+#define NOPTIONS (sizeof options / sizeof options[0])
+
+/* Writes `words` (a list of names) wrapped to the help's column. */
+static void list_words(FILE *f, const char *const *words, size_t count) {
+    size_t col = 0;
+    for (size_t i = 0; i < count; i++) {
+        const char *w = words[i];
+        size_t len = strlen(w) + (i + 1 < count ? 1 : 0);
+        if (col && col + 1 + len > 58) {
+            fputs("\n                    ", f);
+            col = 0;
+        }
+        fprintf(f, "%s%s%s", col ? " " : "", w, i + 1 < count ? "," : "");
+        col += (col ? 1 : 0) + len;
+    }
+}
+
+static void list_ops(FILE *f) {
+    const char *names[64];
+    size_t count = 0;
+    for (size_t i = 0; i < bench_ncases && count < 64; i++) {
+        const char *n = bench_cases[i].ops;
+        size_t j = 0;
+        while (n && j < count && strcmp(names[j], n)) j++;
+        if (n && j == count) names[count++] = n;
+    }
+    list_words(f, names, count);
+}
+
+static void list_set_names(FILE *f) { list_words(f, set_names, sizeof set_names / sizeof set_names[0]); }
+
+static void usage(FILE *f) {
+    fputs("usage: clperm bench [options]\n"
+          "\n"
+          "Measures clperm on every OpenCL device (or those chosen with --device): the median\n"
+          "time of repeated runs after warm-up, every result checked against the host's, beside\n"
+          "each device's copy and random-gather rates (64-bit items) measured in the same run at\n"
+          "the same size: the bounds. \"% of bound\" compares bytes per second with the copy's, or\n"
+          "items per second with the gather's (shuffles). Progress goes to stderr, results to\n"
+          "stdout.\n"
+          "\n"
+          "The default run measures one row per family at one size, beside its bound and its\n"
+          "peer, then prints a summary (n on CPUs and on other devices; --headline-size sets it):\n"
+          "  family       CPUs  others  row / peer\n",
+          f);
+    for (size_t i = 0; i < bench_nheadlines; i++) {
+        const bench_headline *h = &bench_headlines[i];
+        char a[32], b[32];
+        fprintf(f, "  %-10s %6s %7s  %s\n", h->family, bench_size_name(h->n_cpu, a, sizeof a),
+                bench_size_name(h->n_other, b, sizeof b), h->about);
+    }
+    fputs("\n--full, --ops, --sizes or --segments measure every variant instead (the rows of\n"
+          "docs/performance.md; see there for what each variant is).\n"
+          "\n"
+          "options:\n",
+          f);
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        char head[64];
+        snprintf(head, sizeof head, "%s%s%s%s%s", options[i].alias ? options[i].alias : "",
+                 options[i].alias ? ", " : "", options[i].name, options[i].arg ? " " : "",
+                 options[i].arg ? options[i].arg : "");
+        fprintf(f, "  %-17s%s", head, strlen(head) > 16 ? "\n                    " : " ");
+        for (const char *p = options[i].help; *p;) {
+            size_t len = strcspn(p, "\n");
+            if (len == 4 && !strncmp(p, "@OPS", 4))
+                list_ops(f);
+            else if (len == 4 && !strncmp(p, "@SET", 4))
+                list_set_names(f);
+            else
+                fwrite(p, 1, len, f);
+            p += len;
+            fputc('\n', f);
+            if (*p) {
+                p++;
+                fputs("                    ", f);
+            }
+        }
+    }
+}
+
+static int opt_help(bench_opts *o, const char *v) {
+    (void)o;
+    (void)v;
+    usage(stdout);
+    return 1;
+}
+
+int bench_op_selected(const bench_opts *o, const char *ops) {
+    if (!o->ops || !ops) return 1;
+    size_t n = strlen(ops);
+    for (const char *p = o->ops; (p = strstr(p, ops)) != NULL; p += n)
+        if ((p == o->ops || p[-1] == ',') && (p[n] == ',' || p[n] == 0)) return 1;
+    return 0;
+}
+
+int bench_parse_args(int argc, char **argv, bench_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->timing.reps = 7;
+    o->timing.warmup = 2;
+    o->verify = BENCH_VERIFY_ALL;
+    o->host = 1;
+    parse_list(DEFAULT_SIZES, o->sizes, &o->nsizes);
+    parse_list(DEFAULT_SEGMENTS, o->segments, &o->nsegments);
+    for (int i = 1; i < argc; i++) {
+        const struct bench_option *opt = NULL;
+        for (size_t j = 0; j < NOPTIONS && !opt; j++)
+            if (!strcmp(argv[i], options[j].name) || (options[j].alias && !strcmp(argv[i], options[j].alias)))
+                opt = &options[j];
+        if (!opt) {
+            fprintf(stderr, "clperm bench: unknown option \"%s\" (see clperm bench --help)\n", argv[i]);
+            return -1;
+        }
+        const char *value = NULL;
+        if (opt->arg) {
+            if (i + 1 == argc) {
+                fprintf(stderr, "clperm bench: %s needs %s\n", opt->name, opt->arg);
+                return -1;
+            }
+            value = argv[++i];
+        }
+        int rc = opt->apply(o, value);
+        if (rc > 0) return 1;
+        if (rc < 0) {
+            fprintf(stderr, "clperm bench: cannot use %s%s%s (see clperm bench --help)\n", opt->name, value ? " " : "",
+                    value ? value : "");
+            return -1;
+        }
+    }
+    if (o->detailed && o->verify == BENCH_VERIFY_ALL) o->verify = BENCH_VERIFY_LIMITED;
+    if (o->detailed && o->headline_size) {
+        fprintf(stderr, "clperm bench: --headline-size is for the default run, not with --full, --ops, --sizes "
+                        "or --segments\n");
+        return -1;
+    }
+    return 0;
+}

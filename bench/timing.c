@@ -1,0 +1,71 @@
+/* The median of repeated runs after warm-up: the one rule every figure of the bench follows. */
+#include <stdlib.h>
+#include <time.h>
+
+#include "bench.h"
+
+#define MAX_REPS 256
+
+double bench_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int reps_of(const bench_timing *t) { return t->reps < 1 ? 1 : (t->reps > MAX_REPS ? MAX_REPS : t->reps); }
+
+double bench_time_device_prepared(cl_command_queue queue, cl_int (*setup)(void *arg), cl_int (*fn)(void *arg),
+                                  void *arg, const bench_timing *t, char *err, size_t errcap) {
+    double samples[MAX_REPS];
+    int reps = reps_of(t);
+    for (int i = -t->warmup; i < reps; i++) {
+        cl_int st = setup ? setup(arg) : CL_SUCCESS;
+        if (st == CL_SUCCESS) st = clFinish(queue);
+        double t0 = bench_now();
+        if (st == CL_SUCCESS) st = fn(arg);
+        if (st == CL_SUCCESS) st = clFinish(queue);
+        double t1 = bench_now();
+        if (st != CL_SUCCESS) {
+            snprintf(err, errcap, "%s", clperm_status_name(st));
+            return -1;
+        }
+        if (i >= 0) samples[i] = t1 - t0;
+    }
+    return median(samples, reps);
+}
+
+double bench_time_device(cl_command_queue queue, cl_int (*fn)(void *arg), void *arg, const bench_timing *t, char *err,
+                         size_t errcap) {
+    return bench_time_device_prepared(queue, NULL, fn, arg, t, err, errcap);
+}
+
+double bench_time_host_prepared(void (*setup)(void *arg), uint64_t (*fn)(void *arg), void *arg,
+                                const bench_timing *t) {
+    double samples[MAX_REPS];
+    int reps = reps_of(t);
+    volatile uint64_t sink = 0;
+    for (int i = -t->warmup; i < reps; i++) {
+        if (setup) setup(arg);
+        double t0 = bench_now();
+        uint64_t v = fn(arg);
+        double t1 = bench_now();
+        sink += v;
+        if (i >= 0) samples[i] = t1 - t0;
+    }
+    (void)sink;
+    return median(samples, reps);
+}
+
+double bench_time_host(uint64_t (*fn)(void *arg), void *arg, const bench_timing *t) {
+    return bench_time_host_prepared(NULL, fn, arg, t);
+}
