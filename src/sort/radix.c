@@ -205,24 +205,19 @@ static clperm_status run_onesweep(clperm_ctx *ctx, const clperm__radix_plan *p, 
     CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->sort_hist, p->passes * r * 2 * sizeof(cl_uint), 1, &grown));
     if (grown) ctx->sort_hist_dirty = 0;
     if (ctx->sort_hist_dirty) {
-        void *zeros = calloc(1, ctx->sort_hist.bytes);
-        CLPERM_RETURN_IF(!zeros, CLPERM_ERROR_OUT_OF_HOST_MEMORY);
-        cl_int e = clEnqueueWriteBuffer(ctx->queue, ctx->sort_hist.mem, CL_TRUE, 0, ctx->sort_hist.bytes, zeros, 0,
-                                        NULL, NULL);
-        free(zeros);
-        CLPERM_TRY(e);
+        /* A fill, not a blocking write: an operation never waits for its queue. */
+        const cl_uint zero = 0;
+        CLPERM_TRY(clEnqueueFillBuffer(ctx->queue, ctx->sort_hist.mem, &zero, sizeof zero, 0, ctx->sort_hist.bytes, 0,
+                                       NULL, NULL));
         ctx->sort_hist_dirty = 0;
     }
     CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->sort_bins, p->passes * r * sizeof(cl_ulong), 0, NULL));
     CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->sort_status, (size_t)(p->tiles * r * sizeof(cl_ulong)), 1, &grown));
     if (grown) ctx->sort_epoch = 1;
     if (ctx->sort_epoch + p->passes >= EPOCH_LIMIT) {
-        void *zeros = calloc(1, ctx->sort_status.bytes);
-        CLPERM_RETURN_IF(!zeros, CLPERM_ERROR_OUT_OF_HOST_MEMORY);
-        cl_int e = clEnqueueWriteBuffer(ctx->queue, ctx->sort_status.mem, CL_TRUE, 0, ctx->sort_status.bytes, zeros,
-                                        0, NULL, NULL);
-        free(zeros);
-        CLPERM_TRY(e);
+        const cl_uint zero = 0;
+        CLPERM_TRY(clEnqueueFillBuffer(ctx->queue, ctx->sort_status.mem, &zero, sizeof zero, 0, ctx->sort_status.bytes,
+                                       0, NULL, NULL));
         ctx->sort_epoch = 1;
     }
     cl_kernel kh, kb, ko;
