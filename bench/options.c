@@ -220,8 +220,8 @@ static const struct bench_option {
      "Default with --ops or --segments: " DEFAULT_SIZES ".\n"
      "With --dist: items per rank (default " DIST_SIZES ").", ANY},
     {"--segments", NULL, "LIST", opt_segments,
-     "segment sizes of the tile sort and partition rows\n"
-     "(default " DEFAULT_SEGMENTS ").",
+     "segment sizes of the tile sort, partition and\n"
+     "segmented sort rows (default " DEFAULT_SEGMENTS ").",
      NOT_DIST},
     {"--table2", NULL, NULL, opt_table2,
      "the offline permutations as the paper's Table 2\n"
