@@ -6,7 +6,8 @@
  * succeeds).
  *
  * CLPERM_FUZZ_CALLS sets the number of calls (default 3000, a fixed seed: the CI run);
- * CLPERM_TEST_SEED replays another sequence. */
+ * CLPERM_TEST_SEED replays another sequence; CLPERM_FUZZ_ONLY=NAME calls one family only (scan,
+ * shuffle, tiles, rng, host, sort, permute), and CLPERM_FUZZ_LOG=1 prints every call first. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -417,6 +418,9 @@ static void close_pools(pools *p) {
 Test(fuzz, public_functions) {
     const char *env = getenv("CLPERM_FUZZ_CALLS");
     uint64_t count = env && *env ? strtoull(env, NULL, 10) : 3000;
+    const char *only = getenv("CLPERM_FUZZ_ONLY"), *log_env = getenv("CLPERM_FUZZ_LOG");
+    int log = log_env && !strcmp(log_env, "1");
+    if (only && !*only) only = NULL;
     size_t devices = test_device_count();
     if (devices == 0) test_no_device();
     cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay), %llu calls per device", (unsigned long long)test_seed(),
@@ -430,7 +434,10 @@ Test(fuzz, public_functions) {
         for (uint64_t i = 0; i < count; i++) {
             char what[256];
             size_t c = (size_t)pick(&p, sizeof calls / sizeof calls[0]);
+            if (only && strcmp(calls[c].name, only)) continue;
+            if (log) fprintf(stderr, "call %llu: %s\n", (unsigned long long)i, calls[c].name);
             clperm_status st = calls[c].fn(&p, what, sizeof what);
+            if (log) fprintf(stderr, "  %s: %s\n", what, clperm_status_name(st));
             if (st != CLPERM_SUCCESS) {
                 failed++;
                 expect_canaries(&p, what, i);
@@ -444,5 +451,6 @@ Test(fuzz, public_functions) {
         cr_log_info("device %zu: %llu calls, %llu refused, none crashed or wrote when refused", dev,
                     (unsigned long long)count, (unsigned long long)failed);
         close_pools(&p);
+        if (log) fprintf(stderr, "device %zu: closed\n", dev);
     }
 }
