@@ -432,6 +432,14 @@ int bench_main(int argc, char **argv) {
     bench_opts o;
     int rc = bench_parse_args(argc, argv, &o);
     if (rc != 0) return rc > 0 ? 0 : 2;
+    if (o.dist) {
+#ifdef CLPERM_BENCH_DIST
+        return bench_dist_main(&o);
+#else
+        fprintf(stderr, "clperm bench: --dist needs clperm built with MPI (openmpi-bin, libopenmpi-dev)\n");
+        return 2;
+#endif
+    }
     bench_run r;
     memset(&r, 0, sizeof r);
     r.o = &o;

@@ -12,6 +12,8 @@
  *   progress.c   what runs and how far along, on stderr
  *   rows.c       result rows: the table, JSON lines, and reading them back
  *   bench.c      the driver: plans the steps, runs them, prints the summary
+ *   dist.c       `clperm bench --dist`: the distributed shuffle and sort under mpirun, one rank
+ *                per device (built where MPI is found)
  *   report.c     `clperm report`: JSON lines of several runs side by side
  *   plot.c       PNG figures through gnuplot
  * Kernels live in bench/kernels/, embedded at build time. */
@@ -34,6 +36,8 @@ typedef struct bench_timing {
 } bench_timing;
 
 double bench_now(void);
+/* The median of v[0 .. n) (v is sorted in place). */
+double bench_median(double *v, int n);
 /* The median seconds of t->reps runs of fn after t->warmup, each run ended by clFinish(queue) so
  * that it covers the whole operation; negative with err filled when a run fails. */
 double bench_time_device(cl_command_queue queue, cl_int (*fn)(void *arg), void *arg, const bench_timing *t, char *err,
@@ -288,6 +292,7 @@ typedef struct bench_opts {
     const char *ops;
     bench_set sets[BENCH_MAX_SETS];
     int nsets;
+    int dist, dist_baseline; /* --dist, and its single-rank rows (--no-baseline clears it) */
 } bench_opts;
 
 /* 0 on success, 1 when --help was answered, -1 on a bad option (message on stderr). */
@@ -321,6 +326,11 @@ int bench_plot(const char *dir, const bench_row *rows, size_t nrows, const char 
 /* ---- entry points --------------------------------------------------------------------------- */
 
 int bench_main(int argc, char **argv);
+/* clperm bench --dist (dist.c, built with MPI only): under mpirun, one rank per device. */
+int bench_dist_main(const bench_opts *o);
+/* Its operations, by the names --ops selects them with: "shuffle", "sort". */
+#define BENCH_DIST_OPS 2
+extern const char *const bench_dist_ops[BENCH_DIST_OPS];
 int report_main(int argc, char **argv);
 
 #endif

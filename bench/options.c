@@ -9,18 +9,35 @@
 #define DEFAULT_SIZES "2^10,2^14,2^18,2^22,2^24,2^24+1"
 #define FULL_SIZES "2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28"
 #define DEFAULT_SEGMENTS "512,1024,2048"
+#define DIST_SIZES "2^20,2^22"
+
+/* The operations of --dist, by the names --ops selects them with (dist.c's order). */
+const char *const bench_dist_ops[BENCH_DIST_OPS] = {"shuffle", "sort"};
 
 /* Tunables --set accepts: every one of clperm.h's list, by the names it gives them. */
 #define SET_NAME(name, value, lo, hi, flags, text) text,
 static const char *const set_names[] = {CLPERM_PARAM_MAP(SET_NAME)};
 #undef SET_NAME
 
-/* Names --ops accepts: the cases' selectors, in the table's order. */
-static int ops_known(const char *word, size_t len) {
-    for (size_t i = 0; i < bench_ncases; i++)
+/* Names --ops accepts: the cases' selectors, in the table's order; with --dist, its operations. */
+static int ops_known(const char *word, size_t len, int dist) {
+    for (size_t i = 0; !dist && i < bench_ncases; i++)
         if (bench_cases[i].ops && strlen(bench_cases[i].ops) == len && !strncmp(bench_cases[i].ops, word, len))
             return 1;
+    for (int i = 0; dist && i < BENCH_DIST_OPS; i++)
+        if (strlen(bench_dist_ops[i]) == len && !strncmp(bench_dist_ops[i], word, len)) return 1;
     return 0;
+}
+
+/* Whether every name of the list is one ops_known knows. */
+static int ops_valid(const char *list, int dist) {
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        if (!ops_known(p, len, dist)) return 0;
+        p += len;
+        if (*p) p++;
+    }
+    return 1;
 }
 
 int bench_parse_size(const char *s, uint64_t *out) {
@@ -91,13 +108,8 @@ static int opt_full(bench_opts *o, const char *v) {
     return parse_list(FULL_SIZES, o->sizes, &o->nsizes);
 }
 
+/* The names are checked once every option is read (--dist changes what they may be). */
 static int opt_ops(bench_opts *o, const char *v) {
-    for (const char *p = v; *p;) {
-        size_t len = strcspn(p, ",");
-        if (!ops_known(p, len)) return -1;
-        p += len;
-        if (*p) p++;
-    }
     o->ops = v;
     o->detailed = 1;
     return 0;
@@ -147,6 +159,8 @@ static int opt_set(bench_opts *o, const char *v) {
 SWITCH(opt_no_host, host, 0)
 SWITCH(opt_no_verify, verify, BENCH_VERIFY_OFF)
 SWITCH(opt_json, json, 1)
+SWITCH(opt_dist, dist, 1)
+SWITCH(opt_no_baseline, dist_baseline, 0)
 #undef SWITCH
 
 static int opt_plot(bench_opts *o, const char *v) {
@@ -156,51 +170,68 @@ static int opt_plot(bench_opts *o, const char *v) {
 
 static int opt_help(bench_opts *o, const char *v);
 
+/* Where an option applies (a bench_option's modes). */
+#define ANY 0u       /* with and without --dist */
+#define NOT_DIST 1u  /* not with --dist */
+#define DIST_ONLY 2u /* only with --dist */
+
 /* The options, in the order --help lists them. Help text: lines of at most 58 characters. */
 static const struct bench_option {
     const char *name, *alias, *arg;
     int (*apply)(bench_opts *o, const char *value);
     const char *help;
+    unsigned modes;
 } options[] = {
     {"--device", NULL, "SEL", opt_device,
      "a device: index from `clperm devices`, or text in the\n"
      "platform or device name (\"NVIDIA\", \"Portable:pthread\");\n"
-     "repeatable. Default: every device."},
+     "repeatable. Default: every device.", ANY},
     {"--headline-size", NULL, "N", opt_headline_size,
      "the default run at n = N items on every device and in\n"
-     "every family, instead of the sizes above."},
+     "every family, instead of the sizes above.",
+     NOT_DIST},
     {"--full", NULL, NULL, opt_full,
      "every variant at sizes " FULL_SIZES "\n"
-     "(with --sizes after it, those sizes)."},
+     "(with --sizes after it, those sizes).",
+     NOT_DIST},
     {"--ops", NULL, "LIST", opt_ops,
      "every variant of these operations (comma-separated):\n"
      "@OPS\n"
-     "(the copy and gather bounds always run)."},
+     "(the copy and gather bounds always run). With --dist:\n"
+     "@DIST", ANY},
     {"--sizes", NULL, "LIST", opt_sizes,
      "every variant at these sizes in items, comma-separated;\n"
      "2^K, 2^K+C and 2^K-C are understood.\n"
-     "Default with --ops or --segments: " DEFAULT_SIZES "."},
+     "Default with --ops or --segments: " DEFAULT_SIZES ".\n"
+     "With --dist: items per rank (default " DIST_SIZES ").", ANY},
     {"--segments", NULL, "LIST", opt_segments,
      "segment sizes of the tile sort and partition rows\n"
-     "(default " DEFAULT_SEGMENTS ")."},
-    {"--reps", NULL, "N", opt_reps, "timed runs per figure, 1..256 (default 7)."},
-    {"--warmup", NULL, "N", opt_warmup, "runs before the timed ones (default 2)."},
+     "(default " DEFAULT_SEGMENTS ").",
+     NOT_DIST},
+    {"--reps", NULL, "N", opt_reps, "timed runs per figure, 1..256 (default 7).", ANY},
+    {"--warmup", NULL, "N", opt_warmup, "runs before the timed ones (default 2).", ANY},
     {"--set", NULL, "NAME=VALUE", opt_set,
      "set a tunable on every device (see clperm.h); NAME:\n"
-     "@SET"},
-    {"--no-host", NULL, NULL, opt_no_host, "skip the host's single-thread reference rows."},
+     "@SET", ANY},
+    {"--no-host", NULL, NULL, opt_no_host, "skip the host's single-thread reference rows.", NOT_DIST},
     {"--no-verify", NULL, NULL, opt_no_verify,
      "do not check results against the host's. Unless given,\n"
      "the default run checks every row bit for bit; with\n"
      "--full, --ops or --sizes shuffles and fills are checked\n"
      "bit for bit up to 2^22 items (above, shuffles as\n"
-     "permutations) and tile sorts up to 2^24."},
+     "permutations) and tile sorts up to 2^24. With --dist,\n"
+     "every size is checked once.", ANY},
     {"--json", NULL, NULL, opt_json,
      "one JSON object per row on stdout instead of the tables\n"
      "(the summary then goes to stderr); `clperm report`\n"
-     "reads them."},
-    {"--plot", NULL, "DIR", opt_plot, "also draw PNG figures of throughput against n into\nDIR (gnuplot)."},
-    {"--help", "-h", NULL, opt_help, "this text."},
+     "reads them.", ANY},
+    {"--plot", NULL, "DIR", opt_plot, "also draw PNG figures of throughput against n into\nDIR (gnuplot).",
+     NOT_DIST},
+    {"--dist", NULL, NULL, opt_dist,
+     "the distributed shuffle and sort under mpirun instead,\n"
+     "one rank per device (built where MPI is found).", ANY},
+    {"--no-baseline", NULL, NULL, opt_no_baseline, "with --dist: skip the single-rank rows.", DIST_ONLY},
+    {"--help", "-h", NULL, opt_help, "this text.", ANY},
 };
 
 #define NOPTIONS (sizeof options / sizeof options[0])
@@ -234,6 +265,8 @@ static void list_ops(FILE *f) {
 
 static void list_set_names(FILE *f) { list_words(f, set_names, sizeof set_names / sizeof set_names[0]); }
 
+static void list_dist_ops(FILE *f) { list_words(f, bench_dist_ops, BENCH_DIST_OPS); }
+
 static void usage(FILE *f) {
     fputs("usage: clperm bench [options]\n"
           "\n"
@@ -257,6 +290,14 @@ static void usage(FILE *f) {
     fputs("\n--full, --ops, --sizes or --segments measure every variant instead (the rows of\n"
           "docs/performance.md; see there for what each variant is).\n"
           "\n"
+          "`mpirun -np R clperm bench --dist` measures the distributed shuffle (64-bit items) and\n"
+          "sort (u64 keys) of clperm_dist.h instead, over R ranks with a device each: rows per rank\n"
+          "and for all ranks (median time of the slowest rank, items/s, and the shares of the time\n"
+          "in device work, staging copies, the MPI exchange and the small collectives), beside the\n"
+          "same operation on one rank and a host-staged all-to-all of the same bytes (device to\n"
+          "host, MPI_Alltoallv, host to device). A rank takes the --device entry of its rank within\n"
+          "its node, modulo their number; by default that GPU of the node, else the default device.\n"
+          "\n"
           "options:\n",
           f);
     for (size_t i = 0; i < NOPTIONS; i++) {
@@ -271,6 +312,8 @@ static void usage(FILE *f) {
                 list_ops(f);
             else if (len == 4 && !strncmp(p, "@SET", 4))
                 list_set_names(f);
+            else if (len == 5 && !strncmp(p, "@DIST", 5))
+                list_dist_ops(f);
             else
                 fwrite(p, 1, len, f);
             p += len;
@@ -304,13 +347,16 @@ int bench_parse_args(int argc, char **argv, bench_opts *o) {
     o->timing.warmup = 2;
     o->verify = BENCH_VERIFY_ALL;
     o->host = 1;
+    o->dist_baseline = 1;
     parse_list(DEFAULT_SIZES, o->sizes, &o->nsizes);
     parse_list(DEFAULT_SEGMENTS, o->segments, &o->nsegments);
+    unsigned char given[NOPTIONS] = {0};
     for (int i = 1; i < argc; i++) {
         const struct bench_option *opt = NULL;
         for (size_t j = 0; j < NOPTIONS && !opt; j++)
             if (!strcmp(argv[i], options[j].name) || (options[j].alias && !strcmp(argv[i], options[j].alias)))
                 opt = &options[j];
+        if (opt) given[opt - options] = 1;
         if (!opt) {
             fprintf(stderr, "clperm bench: unknown option \"%s\" (see clperm bench --help)\n", argv[i]);
             return -1;
@@ -330,6 +376,22 @@ int bench_parse_args(int argc, char **argv, bench_opts *o) {
                     value ? value : "");
             return -1;
         }
+    }
+    for (size_t j = 0; j < NOPTIONS; j++)
+        if (given[j] && (options[j].modes & (o->dist ? NOT_DIST : DIST_ONLY))) {
+            fprintf(stderr, "clperm bench: %s is %s --dist (see clperm bench --help)\n", options[j].name,
+                    o->dist ? "not for" : "only for");
+            return -1;
+        }
+    if (o->ops && !ops_valid(o->ops, o->dist)) {
+        fprintf(stderr, "clperm bench: cannot use --ops %s%s (see clperm bench --help)\n", o->ops,
+                o->dist ? " with --dist" : "");
+        return -1;
+    }
+    if (o->dist) {
+        for (size_t j = 0; j < NOPTIONS; j++)
+            if (options[j].apply == opt_sizes && !given[j]) parse_list(DIST_SIZES, o->sizes, &o->nsizes);
+        return 0;
     }
     if (o->detailed && o->verify == BENCH_VERIFY_ALL) o->verify = BENCH_VERIFY_LIMITED;
     if (o->detailed && o->headline_size) {

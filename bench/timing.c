@@ -17,7 +17,7 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static double median(double *v, int n) {
+double bench_median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
@@ -40,7 +40,7 @@ double bench_time_device(cl_command_queue queue, cl_int (*fn)(void *arg), void *
         }
         if (i >= 0) samples[i] = t1 - t0;
     }
-    return median(samples, reps);
+    return bench_median(samples, reps);
 }
 
 double bench_time_host(uint64_t (*fn)(void *arg), void *arg, const bench_timing *t) {
@@ -55,5 +55,5 @@ double bench_time_host(uint64_t (*fn)(void *arg), void *arg, const bench_timing 
         if (i >= 0) samples[i] = t1 - t0;
     }
     (void)sink;
-    return median(samples, reps);
+    return bench_median(samples, reps);
 }

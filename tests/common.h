@@ -18,6 +18,11 @@ int test_device_required(void);
 /* Ends a test that needs a device when there is none: skipped with a message, or failed where
  * test_device_required(). Does not return. */
 void test_no_device(void);
+/* Its two messages (for tests outside Criterion, such as the MPI test, that say the same). */
+#define TEST_NO_DEVICE_SKIPPED "no OpenCL device present: skipped (set CLPERM_TEST_REQUIRE_DEVICE=1 to make this a failure)"
+#define TEST_NO_DEVICE_REQUIRED                                                                    \
+    "no OpenCL device present, and one is required here (CI or CLPERM_TEST_REQUIRE_DEVICE=1 is set): check the " \
+    "OpenCL ICD (OCL_ICD_VENDORS, /etc/OpenCL/vendors)"
 
 /* The loop every test that needs a device runs its device part in:
  *     TEST_EACH_DEVICE(ctx) { ... }

@@ -7,23 +7,7 @@
 
 #include "clperm.h"
 
-#define CLPERM_RETURN_IF(cond, code)                                                               \
-    do {                                                                                           \
-        if (cond) return (code);                                                                   \
-    } while (0)
-
-#define CLPERM_TRY(expr)                                                                           \
-    do {                                                                                           \
-        clperm_status clperm__s = (expr);                                                          \
-        if (clperm__s != CLPERM_SUCCESS) return clperm__s;                                         \
-    } while (0)
-
-/* Inside a function with `clperm_status st` and a `cleanup:` label. */
-#define CLPERM_CHECK(expr)                                                                         \
-    do {                                                                                           \
-        st = (expr);                                                                               \
-        if (st != CLPERM_SUCCESS) goto cleanup;                                                    \
-    } while (0)
+#include "status_macros.h"
 
 /* Logging for diagnosis only, when the environment variable CLPERM_DEBUG is set. */
 void clperm__debug(const char *fmt, ...)

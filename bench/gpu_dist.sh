@@ -1,0 +1,24 @@
+#!/bin/sh
+# The distributed shuffle and sort on the GPUs of one host, one MPI rank per GPU: builds clperm
+# with MPI (Open MPI's mpicc and mpirun must be installed: openmpi-bin, libopenmpi-dev), checks
+# the results against the host's on 2 ranks (test_dist, when the tests are built), then runs
+# `clperm bench --dist` at 2^24, 2^26 and 2^28 64-bit items per rank: the distributed rows, the
+# single-GPU baseline and the host-staged all-to-all bound, as a table and as JSON lines.
+#
+#   bench/gpu_dist.sh [RANKS] [BUILD_DIR]      (defaults: 2, build-gpu-dist)
+#
+# Each rank takes the GPU of its local rank (clperm bench --dist's default); ranks are not bound
+# to cores, so that each can stage through the host memory its GPU is near.
+set -eu
+ranks=${1:-2}
+build=${2:-build-gpu-dist}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+tests=OFF
+if [ -e /usr/include/criterion/criterion.h ]; then tests=ON; fi
+cmake -S . -B "$build" -DCLPERM_BUILD_TESTS=$tests -DCLPERM_OCLGRIND_TESTS=OFF
+cmake --build "$build" -j
+if [ "$tests" = ON ]; then
+  mpirun -np "$ranks" --bind-to none "$build/tests/test_dist" --small
+fi
+mpirun -np "$ranks" --bind-to none "$build/clperm" bench --dist --sizes 2^24,2^26,2^28 --reps 5 --warmup 1
+mpirun -np "$ranks" --bind-to none "$build/clperm" bench --dist --sizes 2^28 --reps 5 --warmup 1 --json

@@ -1,0 +1,271 @@
+/* The distributed sort (clperm_dist_sort): a sample sort whose splitters are exact.
+ *
+ * The order sorted by is (key, rank, position): keys by clperm.h's order, equal keys by their
+ * global input position. Every element is distinct in it, so the global positions
+ * [offset_q, offset_q+1) of rank q's output block are a set of elements known exactly, and each
+ * rank can send rank q exactly those: no second exchange to rebalance the blocks.
+ *
+ *   1. Each rank sorts a copy of its block on its device (stably, clperm__dist_sort_local) and
+ *      reads it to host memory.
+ *   2. Splitting. For every rank q, the key v_q of the element at global position offset_q is
+ *      found by a search over the keys' order: each step every rank counts its keys <= each of
+ *      k pivots that cut every open interval into k + 1 parts (binary searches in its sorted
+ *      block, within the part the earlier steps left open) and one allreduce sums the counts. Then one allreduce gives the
+ *      keys below v_q and one exclusive scan the keys equal to v_q on lower ranks: rank t sends
+ *      rank q its keys below v_q and those of its keys equal to v_q that fall before position
+ *      offset_q in (rank, position) order.
+ *   3. Exchange: the counts (MPI_Alltoall), the keys and values (MPI_Alltoallv), into host
+ *      memory and on to the caller's buffers, as sorted runs in source rank order; a stable
+ *      sort of the block puts them together (a merge would do; the sort is what the device
+ *      has).
+ *
+ * Splitting takes ceil(w / log2(k + 1)) steps at most for keys of w bits (fewer when the keys
+ * span a narrow range: the search starts from the global minimum and maximum), each one
+ * allreduce of (size - 1) k <= 4096 words: 8 steps for 64-bit keys on 2 ranks, 21 on 512. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "buffer_check.h"
+#include "dist_internal.h"
+
+typedef struct sort_call {
+    clperm_dist *d;
+    const clperm_dist_sort_request *req;
+    size_t key_bytes, value_bytes;
+    uint64_t *offsets, *cuts;          /* size + 1 each                                  */
+    uint64_t *sendcounts, *recvcounts; /* size each                                       */
+} sort_call;
+
+/* The key types whose order clperm__dist_key_order knows. */
+static int key_supported(clperm_key_type type) {
+    return type == CLPERM_KEY_U32 || type == CLPERM_KEY_I32 || type == CLPERM_KEY_F32 || type == CLPERM_KEY_U64;
+}
+
+/* The first t in [lo, hi) with order(keys[t]) > v: keys[lo - 1] <= v < keys[hi] already known. */
+static uint64_t upper_bound(clperm_key_type type, const void *keys, uint64_t lo, uint64_t hi, uint64_t v) {
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (clperm__dist_key_order(type, keys, mid) <= v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Each step cuts every open interval at k pivots, k chosen so that the step's allreduce carries at
+ * most SPLIT_WORDS words: with 2 ranks 255 pivots (8 steps for 64-bit keys), with 512 ranks 8. */
+#define SPLIT_WORDS 4096
+#define SPLIT_MAX_PIVOTS 255
+
+/* The search's state for one target rank. */
+typedef struct split_target {
+    uint64_t lo, hi; /* v lies in [lo, hi]              */
+    uint64_t pa, pz; /* this rank's keys < lo, and <= hi */
+} split_target;
+
+/* Pivot j (1 .. k) of [lo, hi], hi > lo: lo + floor((hi - lo) * j / (k + 1)), in [lo, hi). */
+static uint64_t pivot(const split_target *t, unsigned j, unsigned k) {
+    uint64_t width = t->hi - t->lo, a = width / (k + 1), b = width % (k + 1);
+    return t->lo + a * j + b * j / (k + 1);
+}
+
+static int target_open(const sort_call *c, const split_target *t, int q) {
+    return c->offsets[q] != 0 && c->offsets[q] < c->req->n && t->lo < t->hi;
+}
+
+/* Step 2: c->cuts[q], the first position of this rank's sorted block that goes to rank q or
+ * beyond. */
+static clperm_status split(sort_call *c, const void *keys) {
+    clperm_status st = CLPERM_SUCCESS;
+    clperm_dist *d = c->d;
+    clperm_key_type type = c->req->key_type;
+    int size = d->size;
+    unsigned k = (unsigned)(SPLIT_WORDS / (size - 1));
+    k = k < 1 ? 1 : k > SPLIT_MAX_PIVOTS ? SPLIT_MAX_PIVOTS : k;
+    uint64_t count = c->req->count, n = c->req->n;
+    size_t words = (size_t)(size - 1) * k;
+    split_target *s = calloc((size_t)size, sizeof *s);
+    uint64_t *sums = calloc(3 * (size_t)size + 2 * words, sizeof *sums), *equal = sums + size;
+    uint64_t *equal_before = equal + size, *mine = equal_before + size, *every = mine + words;
+    if (!s || !sums) st = CLPERM_ERROR_OUT_OF_HOST_MEMORY;
+    CLPERM_CHECK(clperm__dist_agree(d, st));
+    /* The global range of the keys: the minimum, and the maximum as the minimum of its complement. */
+    uint64_t range[2] = {UINT64_MAX, UINT64_MAX};
+    if (count) {
+        range[0] = clperm__dist_key_order(type, keys, 0);
+        range[1] = ~clperm__dist_key_order(type, keys, count - 1);
+    }
+    CLPERM_CHECK(clperm__dist_allreduce(d, range, 2, MPI_MIN));
+    for (int q = 0; q < size; q++) {
+        s[q].lo = range[0];
+        s[q].hi = ~range[1];
+        s[q].pz = count;
+    }
+    /* Rank q's block starts at an element when 0 < offset_q < n; the search finds its key, the
+     * smallest v with at least offset_q + 1 keys <= v. Every rank runs the same steps. */
+    for (;;) {
+        int open = 0;
+        for (int q = 1; q < size; q++) {
+            split_target *t = &s[q];
+            uint64_t *m = mine + (size_t)(q - 1) * k, from = t->pa;
+            for (unsigned j = 0; j < k; j++) m[j] = 0;
+            if (!target_open(c, t, q)) continue;
+            open = 1;
+            for (unsigned j = 0; j < k; j++) m[j] = from = upper_bound(type, keys, from, t->pz, pivot(t, j + 1, k));
+        }
+        if (!open) break;
+        memcpy(every, mine, words * sizeof *every);
+        CLPERM_CHECK(clperm__dist_allreduce(d, every, (int)words, MPI_SUM));
+        for (int q = 1; q < size; q++) {
+            split_target *t = &s[q];
+            if (!target_open(c, t, q)) continue;
+            const uint64_t *m = mine + (size_t)(q - 1) * k, *g = every + (size_t)(q - 1) * k;
+            /* The first pivot with offset_q + 1 keys at or below it bounds v from above; the one
+             * before it from below. */
+            unsigned j = 0;
+            while (j < k && g[j] < c->offsets[q] + 1) j++;
+            uint64_t below = j ? pivot(t, j, k) : 0, at = j < k ? pivot(t, j + 1, k) : 0;
+            if (j) {
+                t->pa = m[j - 1];
+                t->lo = below + 1;
+            }
+            if (j < k) {
+                t->pz = m[j];
+                t->hi = at;
+            }
+        }
+    }
+    /* The keys below v_q everywhere, and the keys equal to v_q on the ranks before this one. */
+    for (int q = 0; q < size; q++) {
+        sums[q] = s[q].pa;
+        equal[q] = s[q].pz - s[q].pa;
+    }
+    CLPERM_CHECK(clperm__dist_allreduce(d, sums, size, MPI_SUM));
+    CLPERM_CHECK(clperm__dist_exscan_sum(d, equal, equal_before, size));
+    c->cuts[0] = 0;
+    c->cuts[size] = count;
+    for (int q = 1; q < size; q++) {
+        uint64_t o = c->offsets[q];
+        if (o == 0 || o >= n) {
+            c->cuts[q] = o == 0 ? 0 : count;
+            continue;
+        }
+        /* Of the keys equal to v_q, the first o - sums[q] in (rank, position) order go below q. */
+        uint64_t need = o - sums[q], take = 0;
+        if (need > equal_before[q]) take = need - equal_before[q] < equal[q] ? need - equal_before[q] : equal[q];
+        c->cuts[q] = s[q].pa + take;
+    }
+    for (int q = 0; q < size; q++)
+        if (c->cuts[q] > c->cuts[q + 1]) st = CLPERM_ERROR_INTERNAL;
+    st = clperm__dist_agree(d, st);
+cleanup:
+    free(s);
+    free(sums);
+    return st;
+}
+
+/* Steps 1 to 3. */
+static clperm_status sort_agreed(sort_call *c) {
+    clperm_status st = CLPERM_SUCCESS;
+    clperm_dist *d = c->d;
+    const clperm_dist_sort_request *r = c->req;
+    uint64_t count = r->count;
+    size_t kb = (size_t)count * c->key_bytes, vb = (size_t)count * c->value_bytes;
+    if (r->n == 0) return CLPERM_SUCCESS;
+    clperm__dist_sort_step block = {r->key_type, r->keys, r->value_type, r->values, count, 0};
+    if (d->size == 1) {
+        st = clperm__dist_sort_local(d, &block);
+        if (st == CLPERM_SUCCESS) st = clFinish(d->queue);
+        clperm__dist_phase_end(d, CLPERM__PHASE_LOCAL);
+        return st;
+    }
+    /* 1: a sorted copy of the block, in host memory. */
+    void *send_keys = NULL, *recv_keys = NULL, *send_values = NULL, *recv_values = NULL;
+    cl_mem keys = NULL, values = NULL;
+    st = clperm__dist_buffer(d, kb, &keys);
+    if (st == CLPERM_SUCCESS) st = clperm__dist_buffer(d, vb, &values);
+    if (st == CLPERM_SUCCESS && kb) st = clEnqueueCopyBuffer(d->queue, r->keys, keys, 0, 0, kb, 0, NULL, NULL);
+    if (st == CLPERM_SUCCESS && vb) st = clEnqueueCopyBuffer(d->queue, r->values, values, 0, 0, vb, 0, NULL, NULL);
+    clperm__dist_sort_step copy = {r->key_type, keys, r->value_type, values, count, 0};
+    if (st == CLPERM_SUCCESS) st = clperm__dist_sort_local(d, &copy);
+    if (st == CLPERM_SUCCESS) st = clFinish(d->queue);
+    clperm__dist_phase_end(d, CLPERM__PHASE_LOCAL);
+    if (st == CLPERM_SUCCESS) st = clperm__dist_stage(d, 0, kb, &send_keys);
+    if (st == CLPERM_SUCCESS) st = clperm__dist_stage(d, 1, kb, &recv_keys);
+    if (st == CLPERM_SUCCESS) st = clperm__dist_stage(d, 2, vb, &send_values);
+    if (st == CLPERM_SUCCESS) st = clperm__dist_stage(d, 3, vb, &recv_values);
+    if (st == CLPERM_SUCCESS) st = clperm__dist_read(d, keys, 0, kb, send_keys);
+    if (st == CLPERM_SUCCESS) st = clperm__dist_read(d, values, 0, vb, send_values);
+    clperm__dist_release(keys);
+    clperm__dist_release(values);
+    clperm__dist_phase_end(d, CLPERM__PHASE_STAGE);
+    /* 2 */
+    CLPERM_TRY(clperm__dist_agree(d, st));
+    CLPERM_TRY(split(c, send_keys));
+    for (int q = 0; q < d->size; q++) c->sendcounts[q] = c->cuts[q + 1] - c->cuts[q];
+    CLPERM_TRY(clperm__dist_alltoall(d, c->sendcounts, c->recvcounts));
+    uint64_t received = 0;
+    for (int t = 0; t < d->size; t++) received += c->recvcounts[t];
+    clperm__dist_phase_end(d, CLPERM__PHASE_COLLECTIVE);
+    CLPERM_TRY(clperm__dist_agree(d, received == count ? CLPERM_SUCCESS : CLPERM_ERROR_INTERNAL));
+    /* 3 */
+    CLPERM_TRY(clperm__dist_alltoallv(d, send_keys, c->sendcounts, recv_keys, c->recvcounts, c->key_bytes));
+    if (c->value_bytes)
+        CLPERM_TRY(clperm__dist_alltoallv(d, send_values, c->sendcounts, recv_values, c->recvcounts, c->value_bytes));
+    clperm__dist_phase_end(d, CLPERM__PHASE_EXCHANGE);
+    st = clperm__dist_write(d, r->keys, 0, kb, recv_keys);
+    if (st == CLPERM_SUCCESS) st = clperm__dist_write(d, r->values, 0, vb, recv_values);
+    clperm__dist_phase_end(d, CLPERM__PHASE_STAGE);
+    if (st == CLPERM_SUCCESS) st = clperm__dist_sort_local(d, &block);
+    if (st == CLPERM_SUCCESS) st = clFinish(d->queue);
+    clperm__dist_phase_end(d, CLPERM__PHASE_LOCAL);
+    return st;
+}
+
+static clperm_status local_checks(sort_call *c) {
+    const clperm_dist_sort_request *r = c->req;
+    CLPERM_RETURN_IF(!r, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_RETURN_IF(!key_supported(r->key_type), CLPERM_ERROR_INVALID_TYPE);
+    CLPERM_RETURN_IF(r->value_type != 0 && r->value_type != CLPERM_TYPE_U32 && r->value_type != CLPERM_TYPE_U64,
+                     CLPERM_ERROR_INVALID_TYPE);
+    c->key_bytes = clperm_key_size(r->key_type);
+    c->value_bytes = r->value_type ? clperm_type_size(r->value_type) : 0;
+    CLPERM_RETURN_IF(r->count > SIZE_MAX / 8, CLPERM_ERROR_SIZE_OVERFLOW);
+    CLPERM_TRY(clperm__dist_check_buffer(c->d, r->keys, r->count, c->key_bytes, 1));
+    if (!c->value_bytes) return CLPERM_SUCCESS;
+    CLPERM_TRY(clperm__dist_check_buffer(c->d, r->values, r->count, c->value_bytes, 1));
+    if (!r->count) return CLPERM_SUCCESS;
+    return clperm__buffer_overlap(r->keys, r->count * c->key_bytes, r->values, r->count * c->value_bytes, 0);
+}
+
+clperm_status clperm_dist_sort(clperm_dist *dist, const clperm_dist_sort_request *req) {
+    CLPERM_TRY(clperm__dist_check(dist));
+    clperm_dist *d = dist;
+    clperm__dist_call_begin(d);
+    sort_call c;
+    memset(&c, 0, sizeof c);
+    c.d = d;
+    c.req = req;
+    uint64_t *arrays = calloc((size_t)(d->size + 1) * 4, sizeof *arrays);
+    clperm_status st = arrays ? local_checks(&c) : CLPERM_ERROR_OUT_OF_HOST_MEMORY;
+    clperm__dist_call call = {0, 0, {0, 0, 0, 0}};
+    if (req) {
+        call.count = req->count;
+        call.n = req->n;
+        call.same[0] = (uint64_t)req->key_type;
+        call.same[1] = (uint64_t)req->value_type;
+    }
+    if (arrays) {
+        c.offsets = arrays;
+        c.cuts = arrays + d->size + 1;
+        c.sendcounts = arrays + 2 * (d->size + 1);
+        c.recvcounts = arrays + 3 * (d->size + 1);
+    }
+    st = clperm__dist_agree_call(d, st, &call, c.offsets);
+    clperm__dist_phase_end(d, CLPERM__PHASE_COLLECTIVE);
+    if (st == CLPERM_SUCCESS) st = clperm__dist_agree(d, sort_agreed(&c));
+    free(arrays);
+    clperm__dist_call_end(d);
+    return st;
+}
