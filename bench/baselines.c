@@ -1,6 +1,7 @@
 /* Other ways to do what clperm does, on the same device: two shuffles (dart throwing, and a sort
- * by random keys) and the generators' peer, Random123's Philox4x32-10. Their kernels are built on
- * first use. */
+ * by random keys) and the generators' peer, Random123's Philox4x32-10; and the sorts' peer,
+ * Boost.Compute's sort, a program of its own. Their kernels are built on first use. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,13 +19,13 @@
 
 struct bench_baselines {
     cl_program program;
-    cl_kernel dart_throw, dart_flags, dart_compact, sort_keys, radix_count, radix_scatter;
+    cl_kernel dart_throw, dart_flags, dart_compact, sort_keys;
     cl_mem t1, t2, t3; /* working memory */
 };
 
 void bench_baselines_free(bench_baselines *b) {
     if (!b) return;
-    cl_kernel ks[] = {b->dart_throw, b->dart_flags, b->dart_compact, b->sort_keys, b->radix_count, b->radix_scatter};
+    cl_kernel ks[] = {b->dart_throw, b->dart_flags, b->dart_compact, b->sort_keys};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (ks[i]) clReleaseKernel(ks[i]);
     cl_mem bufs[] = {b->t1, b->t2, b->t3};
@@ -46,11 +47,9 @@ static bench_baselines *baselines(bench_dev *d, size_t b1, size_t b2, size_t b3,
         const char *texts[2] = {clperm__cl_kernels_mix_h, clperm__cl_kernels_baselines_cl};
         size_t lengths[2] = {clperm__cl_kernels_mix_h_size, clperm__cl_kernels_baselines_cl_size};
         b->program = bench_build(d, texts, lengths, 2, "", err, errcap);
-        static const char *const names[] = {"clperm_bench_dart_throw",   "clperm_bench_dart_flags",
-                                            "clperm_bench_dart_compact", "clperm_bench_sort_keys",
-                                            "clperm_bench_radix_count",  "clperm_bench_radix_scatter"};
-        cl_kernel *kernels[] = {&b->dart_throw, &b->dart_flags,  &b->dart_compact,
-                                &b->sort_keys,  &b->radix_count, &b->radix_scatter};
+        static const char *const names[] = {"clperm_bench_dart_throw", "clperm_bench_dart_flags",
+                                            "clperm_bench_dart_compact", "clperm_bench_sort_keys"};
+        cl_kernel *kernels[] = {&b->dart_throw, &b->dart_flags, &b->dart_compact, &b->sort_keys};
         cl_int e = b->program ? CL_SUCCESS : CL_BUILD_PROGRAM_FAILURE;
         for (size_t i = 0; i < sizeof names / sizeof names[0] && e == CL_SUCCESS; i++)
             *kernels[i] = clCreateKernel(b->program, names[i], &e);
@@ -132,55 +131,27 @@ double bench_dart_throwing(bench_dev *d, uint64_t n, const bench_timing *t, benc
     return s;
 }
 
-/* ---- sort shuffle: random 64-bit keys, key-value LSD radix sort (16 passes of 4 bits) -------- */
-
-#define RADIX_CHUNK 256u
+/* ---- sort shuffle: random 64-bit keys, then clperm_sort of (key, item) pairs: the items in key
+ * order ------------------------------------------------------------------------------------- */
 
 static cl_int run_sort(void *arg) {
     baseline_run *r = arg;
     bench_dev *d = r->d;
     bench_baselines *b = r->b;
-    cl_uint chunk = RADIX_CHUNK, chunks = (cl_uint)((r->n + RADIX_CHUNK - 1) / RADIX_CHUNK);
     cl_ulong nn = r->n, seed = SHUFFLE_SEED;
-    cl_mem keys[2] = {b->t1, b->t2}, counts = d->idx; /* idx holds n u32 >= 16 * chunks */
     cl_int st = CL_SUCCESS;
-    BENCH_ARG(st, b->sort_keys, 0, keys[0]);
+    BENCH_ARG(st, b->sort_keys, 0, b->t1);
     BENCH_ARG(st, b->sort_keys, 1, nn);
     BENCH_ARG(st, b->sort_keys, 2, seed);
     if (st == CL_SUCCESS) st = bench_launch(d, b->sort_keys, r->n);
-    for (cl_uint pass = 0; pass < 16 && st == CL_SUCCESS; pass++) {
-        cl_uint shift = 4 * pass;
-        cl_mem kin = keys[pass & 1], kout = keys[!(pass & 1)];
-        cl_mem vin = pass == 0 ? d->a : ((pass & 1) ? b->t3 : d->b), vout = (pass & 1) ? d->b : b->t3;
-        BENCH_ARG(st, b->radix_count, 0, kin);
-        BENCH_ARG(st, b->radix_count, 1, counts);
-        BENCH_ARG(st, b->radix_count, 2, nn);
-        BENCH_ARG(st, b->radix_count, 3, chunk);
-        BENCH_ARG(st, b->radix_count, 4, chunks);
-        BENCH_ARG(st, b->radix_count, 5, shift);
-        BENCH_ARG(st, b->radix_scatter, 0, kin);
-        BENCH_ARG(st, b->radix_scatter, 1, vin);
-        BENCH_ARG(st, b->radix_scatter, 2, kout);
-        BENCH_ARG(st, b->radix_scatter, 3, vout);
-        BENCH_ARG(st, b->radix_scatter, 4, counts);
-        BENCH_ARG(st, b->radix_scatter, 5, nn);
-        BENCH_ARG(st, b->radix_scatter, 6, chunk);
-        BENCH_ARG(st, b->radix_scatter, 7, chunks);
-        BENCH_ARG(st, b->radix_scatter, 8, shift);
-        if (st == CL_SUCCESS) st = bench_launch(d, b->radix_count, chunks);
-        if (st == CL_SUCCESS)
-            st = clperm_scan_exclusive(d->ctx, CLPERM_TYPE_U32, counts, counts, 16 * (uint64_t)chunks, 0, NULL, NULL);
-        if (st == CL_SUCCESS) st = bench_launch(d, b->radix_scatter, chunks);
-    }
+    if (st == CL_SUCCESS) st = clEnqueueCopyBuffer(d->queue, d->a, d->b, 0, 0, (size_t)r->n * 8, 0, NULL, NULL);
+    clperm_sort_request req = {CLPERM_KEY_U64, b->t1, CLPERM_TYPE_U64, d->b, r->n, {0, 0, 0}, b->t2, b->t3};
+    if (st == CL_SUCCESS) st = clperm_sort(d->ctx, &req, 0, NULL, NULL);
     return st;
 }
 
 double bench_sort_shuffle(bench_dev *d, uint64_t n, const bench_timing *t, bench_verify verify, uint64_t *extra_bytes,
                           char *err, size_t errcap) {
-    if (n >= (UINT64_C(1) << 32) || n < 16 * RADIX_CHUNK / 4) {
-        snprintf(err, errcap, "n must be 64 .. 2^32 - 1");
-        return -1;
-    }
     bench_baselines *b = NULL;
     if (bench_fill_iota(d, n, err, errcap) != 0 ||
         !(b = baselines(d, (size_t)n * 8, (size_t)n * 8, (size_t)n * 8, err, errcap)))
@@ -188,7 +159,9 @@ double bench_sort_shuffle(bench_dev *d, uint64_t n, const bench_timing *t, bench
     baseline_run r = {d, b, n};
     double s = bench_time_device(d->queue, run_sort, &r, t, err, errcap);
     if (s >= 0 && verify && bench_check_permutation(d, n, NULL, 0, verify, err, errcap) != 0) return -1;
-    if (extra_bytes) *extra_bytes = 24 * n;
+    uint64_t scratch = 0;
+    clperm_ctx_counter(d->ctx, CLPERM_COUNTER_SCRATCH_BYTES, &scratch);
+    if (extra_bytes) *extra_bytes = 24 * n + scratch;
     return s;
 }
 
@@ -257,4 +230,63 @@ double bench_philox_inkernel(bench_dev *d, uint64_t n, const bench_timing *t, ch
     cl_ulong seed = INKERNEL_SEED;
     return bench_time_kernel(d, prog, "clperm_bench_philox_inkernel", &seed, 1, n / BENCH_RNG_DRAWS, 256, t, err,
                              errcap);
+}
+
+/* ---- Boost.Compute's sort ------------------------------------------------------------------- */
+
+int bench_have_boost_compute(void) {
+#ifdef CLPERM_BENCH_BC_SORT
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+#ifdef CLPERM_BENCH_BC_SORT
+/* s in single quotes for the shell. */
+static void shell_quote(char *buf, size_t cap, const char *s) {
+    size_t k = 0;
+    if (k + 1 < cap) buf[k++] = '\'';
+    for (; *s && k + 5 < cap; s++) {
+        if (*s == '\'') {
+            memcpy(buf + k, "'\\''", 4);
+            k += 4;
+        } else {
+            buf[k++] = *s;
+        }
+    }
+    if (k + 1 < cap) buf[k++] = '\'';
+    buf[k] = 0;
+}
+#endif
+
+/* bench/bc_sort.cpp on the device of the same platform and device names: it prints "n,seconds"
+ * (the median of t->reps sorts after t->warmup), or "error,..." . */
+double bench_boost_compute_sort(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
+#ifdef CLPERM_BENCH_BC_SORT
+    char plat[300], dev[300], cmd[1024];
+    shell_quote(plat, sizeof plat, d->profile.platform_name);
+    shell_quote(dev, sizeof dev, d->profile.device_name);
+    snprintf(cmd, sizeof cmd, "'%s' %s %s %d %d %llu", CLPERM_BENCH_BC_SORT, plat, dev, t->reps, t->warmup,
+             (unsigned long long)n);
+    FILE *f = popen(cmd, "r");
+    if (!f) {
+        snprintf(err, errcap, "cannot run %s", CLPERM_BENCH_BC_SORT);
+        return -1;
+    }
+    char line[512] = "";
+    unsigned long long got = 0;
+    double s = -1;
+    if (!fgets(line, sizeof line, f) || sscanf(line, "%llu,%lf", &got, &s) != 2 || got != n) {
+        line[strcspn(line, "\n")] = 0;
+        snprintf(err, errcap, "Boost.Compute: %s", line[0] ? line : "no output");
+        s = -1;
+    }
+    pclose(f);
+    return s;
+#else
+    (void)d, (void)n, (void)t;
+    snprintf(err, errcap, "built without Boost.Compute (libboost-dev and a C++ compiler)");
+    return -1;
+#endif
 }

@@ -51,7 +51,8 @@ static int case_runs(const bench_opts *o, bench_dev *d, const bench_case *c, uin
     if (c->flags & BENCH_HOST) return o->host && !d;
     if (!d) return 0;
     if ((c->flags & BENCH_PROGRESS) && !d->profile.forward_progress && !o->detailed) return 0;
-    if ((c->flags & BENCH_RANDOM123) && !bench_have_philox())
+    if (((c->flags & BENCH_RANDOM123) && !bench_have_philox()) ||
+        ((c->flags & BENCH_BOOST) && !bench_have_boost_compute()))
         return !o->detailed ? 0 : 1; /* listed as skipped in the detailed run, as before */
     if (c->kind == BENCH_KIND_RNG_FILL || c->kind == BENCH_KIND_RNG_INKERNEL) {
         clperm_rng_spec spec = {c->rng_family, c->rng_k, c->rng_scramble};
@@ -212,6 +213,10 @@ static double measure(const bench_opts *o, bench_dev *d, const bench_step *s, ui
     case BENCH_KIND_DART: return bench_dart_throwing(d, s->n, t, o->verify, extra, err, errcap);
     case BENCH_KIND_SORT_SHUFFLE: return bench_sort_shuffle(d, s->n, t, o->verify, extra, err, errcap);
     case BENCH_KIND_TILE: return bench_tile(d, c->tile, s->segment, c->bits, s->n, t, o->verify, err, errcap);
+    case BENCH_KIND_SORT: return bench_sort(d, c->key, c->value, s->n, t, o->verify, extra, err, errcap);
+    case BENCH_KIND_SORT_SEGMENTED:
+        return bench_sort_segmented(d, s->segment, s->n, t, o->verify, extra, err, errcap);
+    case BENCH_KIND_BOOST_SORT: return bench_boost_compute_sort(d, s->n, t, err, errcap);
     case BENCH_KIND_RNG_FILL: return bench_rng_fill(d, &spec, s->n, t, o->verify, err, errcap);
     case BENCH_KIND_RNG_INKERNEL: return bench_rng_inkernel(d, &spec, s->n, t, err, errcap);
     case BENCH_KIND_PHILOX_FILL: return bench_philox_fill(d, s->n, t, o->verify, err, errcap);
@@ -219,6 +224,8 @@ static double measure(const bench_opts *o, bench_dev *d, const bench_step *s, ui
     case BENCH_KIND_HOST_SCAN: return bench_host_scan(s->n, t);
     case BENCH_KIND_HOST_FISHER_YATES: return bench_host_fisher_yates(s->n, t);
     case BENCH_KIND_HOST_XOSHIRO: return bench_host_xoshiro(s->n, t);
+    case BENCH_KIND_HOST_QSORT: return bench_host_qsort(s->n, t);
+    case BENCH_KIND_HOST_RADIX: return bench_host_radix(s->n, t);
     }
     snprintf(err, errcap, "unknown case");
     return -1;
@@ -287,6 +294,11 @@ static void run_step(bench_run *r, int i, dev_state *ds) {
         return; /* this size could not be measured */
     if ((s->c->flags & BENCH_RANDOM123) && !bench_have_philox()) {
         bench_progress_note("%s: %s %s: skipped: built without Random123 (librandom123-dev)", where, s->c->op, variant);
+        return;
+    }
+    if ((s->c->flags & BENCH_BOOST) && !bench_have_boost_compute()) {
+        bench_progress_note("%s: %s %s: skipped: built without Boost.Compute (libboost-dev and a C++ compiler)", where,
+                            s->c->op, variant);
         return;
     }
     uint64_t extra = 0;

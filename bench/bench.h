@@ -5,8 +5,9 @@
  *   runners.c    clperm's operations, timed
  *   check.c      their results compared with the library's host references
  *   baselines.c  other ways to do the same on the device: dart throwing, a sort shuffle,
- *                Random123's Philox4x32-10
- *   host.c       single-thread host references: serial scan, Fisher-Yates, xoshiro256**
+ *                Random123's Philox4x32-10, Boost.Compute's sort
+ *   host.c       single-thread host references: serial scan, Fisher-Yates, xoshiro256**,
+ *                qsort and an LSD radix sort
  *   cases.c      every measured case, and the headline table of the default run
  *   options.c    the options of `clperm bench`: one table for the parser and the help
  *   progress.c   what runs and how far along, on stderr
@@ -44,6 +45,12 @@ double bench_time_device(cl_command_queue queue, cl_int (*fn)(void *arg), void *
                          size_t errcap);
 /* The same for a host function; fn returns a value kept from the optimiser. */
 double bench_time_host(uint64_t (*fn)(void *arg), void *arg, const bench_timing *t);
+/* The same, each run after setup(arg), outside the time and the clFinish before it: an operation
+ * in place gets its input back (a sort). */
+double bench_time_device_prepared(cl_command_queue queue, cl_int (*setup)(void *arg), cl_int (*fn)(void *arg),
+                                  void *arg, const bench_timing *t, char *err, size_t errcap);
+double bench_time_host_prepared(void (*setup)(void *arg), uint64_t (*fn)(void *arg), void *arg,
+                                const bench_timing *t);
 
 /* ---- harness.c ------------------------------------------------------------------------------ */
 
@@ -99,7 +106,7 @@ double bench_gather(bench_dev *d, uint64_t n, const bench_timing *t, char *err, 
 /* ---- check.c -------------------------------------------------------------------------------- */
 
 /* How far results are checked against the host: not at all, up to the sizes where the host's
- * reference stays quick (2^22 items bit for bit for shuffles and fills, 2^24 for tile sorts; a
+ * reference stays quick (2^22 items bit for bit for shuffles and fills, 2^24 for sorts; a
  * shuffle is checked as a permutation at every size), or at every size. */
 typedef enum bench_verify { BENCH_VERIFY_OFF = 0, BENCH_VERIFY_LIMITED = 1, BENCH_VERIFY_ALL = 2 } bench_verify;
 
@@ -114,7 +121,12 @@ int bench_check_tile(bench_dev *d, uint32_t *want, uint64_t n, uint64_t segment,
                      clperm_tile_sort algorithm, char *err, size_t errcap);
 int bench_check_rng_fill(bench_dev *d, const clperm_rng_spec *spec, uint64_t n, uint64_t seed, char *err,
                          size_t errcap);
-/* Whether `verify` checks a tile sort (kind BENCH_KIND_TILE) or a fill (any other kind) of n. */
+/* The device-wide or segmented sort (segs NULL: device-wide) of req against the host's sort of
+ * its input: the host's keys, values (NULL without) and offsets (with segs). */
+int bench_check_sort(bench_dev *d, const clperm_sort_request *req, const clperm_segments *segs, const void *keys,
+                     const void *values, const void *offsets, char *err, size_t errcap);
+/* Whether `verify` checks a tile, device-wide or segmented sort (kinds BENCH_KIND_TILE,
+ * BENCH_KIND_SORT, BENCH_KIND_SORT_SEGMENTED: up to 2^24 items) or a fill (any other kind) of n. */
 int bench_check_covers(bench_verify verify, int kind, uint64_t n);
 
 /* ---- runners.c: clperm's operations --------------------------------------------------------- */
@@ -131,6 +143,14 @@ double bench_shuffle(bench_dev *d, int fusion, clperm_bijection bijection, uint6
  * `bits` bits. */
 double bench_tile(bench_dev *d, clperm_tile_sort algorithm, uint64_t segment, unsigned bits, uint64_t n,
                   const bench_timing *t, bench_verify verify, char *err, size_t errcap);
+/* Device-wide sort (clperm_sort) of n random keys of `key` with values of `value` (0: none), in
+ * place, the input restored before each run; extra_bytes: the temp buffers and the scratch. */
+double bench_sort(bench_dev *d, clperm_key_type key, clperm_type value, uint64_t n, const bench_timing *t,
+                  bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap);
+/* Segmented sort (clperm_sort_segmented) of n random u32 keys in segments of `segment` keys (0: a
+ * skewed mix of lengths, about log-uniform from 1 to 2^17), the same way. */
+double bench_sort_segmented(bench_dev *d, uint64_t segment, uint64_t n, const bench_timing *t, bench_verify verify,
+                            uint64_t *extra_bytes, char *err, size_t errcap);
 /* A fill of n u32 by clperm_rng_fill. */
 double bench_rng_fill(bench_dev *d, const clperm_rng_spec *spec, uint64_t n, const bench_timing *t, bench_verify verify,
                       char *err, size_t errcap);
@@ -159,6 +179,11 @@ double bench_philox_fill(bench_dev *d, uint64_t n, const bench_timing *t, bench_
                          size_t errcap);
 double bench_philox_inkernel(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
 int bench_have_philox(void);
+/* Boost.Compute's sort of the n random u32 keys of the sort rows on the same device: the program
+ * bench/bc_sort.cpp, built when CMake finds a C++ compiler and Boost's headers (libboost-dev);
+ * bench_have_boost_compute() says whether it was. */
+double bench_boost_compute_sort(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
+int bench_have_boost_compute(void);
 
 /* ---- host.c --------------------------------------------------------------------------------- */
 
@@ -166,6 +191,14 @@ int bench_have_philox(void);
 double bench_host_scan(uint64_t n, const bench_timing *t);
 double bench_host_fisher_yates(uint64_t n, const bench_timing *t);
 double bench_host_xoshiro(uint64_t n, const bench_timing *t);
+/* qsort and an LSD radix sort of the n random u32 keys of the sort rows; negative also when the
+ * result is not sorted. */
+double bench_host_qsort(uint64_t n, const bench_timing *t);
+double bench_host_radix(uint64_t n, const bench_timing *t);
+/* The sort rows' random keys and values: `bytes` (a multiple of 4) from one of clperm's
+ * generators on the host, the same for the device's rows and the host's peers; 0 on success. */
+#define BENCH_SORT_SEED 0x5eed0009u
+int bench_host_random(void *dst, size_t bytes, uint64_t seed);
 
 /* ---- cases.c -------------------------------------------------------------------------------- */
 
@@ -177,13 +210,18 @@ typedef enum bench_kind {
     BENCH_KIND_DART,
     BENCH_KIND_SORT_SHUFFLE,
     BENCH_KIND_TILE,
+    BENCH_KIND_SORT,
+    BENCH_KIND_SORT_SEGMENTED,
+    BENCH_KIND_BOOST_SORT,
     BENCH_KIND_RNG_FILL,
     BENCH_KIND_RNG_INKERNEL,
     BENCH_KIND_PHILOX_FILL,
     BENCH_KIND_PHILOX_INKERNEL,
     BENCH_KIND_HOST_SCAN,
     BENCH_KIND_HOST_FISHER_YATES,
-    BENCH_KIND_HOST_XOSHIRO
+    BENCH_KIND_HOST_XOSHIRO,
+    BENCH_KIND_HOST_QSORT,
+    BENCH_KIND_HOST_RADIX
 } bench_kind;
 
 typedef enum bench_bound { BENCH_BOUND_NONE, BENCH_BOUND_COPY, BENCH_BOUND_GATHER } bench_bound;
@@ -194,6 +232,7 @@ typedef enum bench_bound { BENCH_BOUND_NONE, BENCH_BOUND_COPY, BENCH_BOUND_GATHE
 #define BENCH_HOST 4u        /* a host reference: runs once per size, not per device          */
 #define BENCH_PROGRESS 8u    /* needs work-groups that make forward progress (look-back)      */
 #define BENCH_RANDOM123 16u  /* needs Random123 (librandom123-dev): a skip in builds without  */
+#define BENCH_BOOST 32u      /* needs Boost.Compute's program (libboost-dev, a C++ compiler)  */
 
 /* One measured variant of an operation. `ops` is the name --ops selects it by; op, variant and
  * type name its rows (these names are what earlier figures were published under). */
@@ -212,6 +251,8 @@ typedef struct bench_case {
     clperm_rng_family rng_family; /* generators: family and k (0: the device's default)     */
     uint32_t rng_k;
     clperm_rng_scramble rng_scramble; /* generators: the output scrambler (variant suffix -x) */
+    clperm_key_type key;              /* device-wide sorts: the keys                          */
+    clperm_type value;                /* and the values (0: keys only)                         */
 } bench_case;
 
 extern const bench_case bench_cases[];

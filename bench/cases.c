@@ -32,9 +32,10 @@
 #define SHUFFLE(name, f, b) \
     {"shuffle", "shuffle", "shuffle", name, "u64", BENCH_KIND_SHUFFLE, GATHER, 16, .fusion = f, .bijection = b}
 /* Bytes per item: a scan reads and writes an item, a reduction reads it; a shuffle reads and
- * writes 8 bytes; a tile sort reads and writes its u32 key (8 bytes, as published); a fill
- * writes 4 bytes per number. The copy moves 16 bytes per 64-bit item, the gather 20 (with the
- * index). The families' names: scan, shuffle, tile_sort, partition, rng. */
+ * writes 8 bytes; a tile sort reads and writes its u32 key (8 bytes, as published); a device-wide
+ * or segmented sort reads and writes its key and value once; a fill writes 4 bytes per number.
+ * The copy moves 16 bytes per 64-bit item, the gather 20 (with the index). The families' names:
+ * scan, shuffle, tile_sort, partition, sort, rng. */
 const bench_case bench_cases[] = {
     {NULL, "bound", "copy", "bound", "u64", BENCH_KIND_COPY, NONE, 16, .flags = 0},
     {NULL, "bound", "gather", "bound", "u64", BENCH_KIND_GATHER, NONE, 20, .flags = 0},
@@ -63,7 +64,8 @@ const bench_case bench_cases[] = {
     SHUFFLE("bijective1-feistel", 2, CLPERM_BIJECTION_FEISTEL),
     SHUFFLE("bijective0-feistel", 1, CLPERM_BIJECTION_FEISTEL),
     {"shuffle", "shuffle", "shuffle", "dart-throwing", "u64", BENCH_KIND_DART, GATHER, 16, .flags = 0},
-    {"shuffle", "shuffle", "shuffle", "sort-radix4", "u64", BENCH_KIND_SORT_SHUFFLE, GATHER, 16, .flags = 0},
+    /* Random 64-bit keys sorted with the items by clperm_sort. */
+    {"shuffle", "shuffle", "shuffle", "sort", "u64", BENCH_KIND_SORT_SHUFFLE, GATHER, 16, .flags = 0},
 
     /* Tile sorts and partitions of random u32 keys, one row per segment size. */
     {"sort_segments", "tile_sort", "sort_segments", "shear", "u32", BENCH_KIND_TILE, COPY, 8,
@@ -89,6 +91,21 @@ const bench_case bench_cases[] = {
     {"partition", "partition", "partition", "counting-4bit", "u32", BENCH_KIND_TILE, COPY, 8,
      .flags = BENCH_PER_SEGMENT, .tile = CLPERM_TILE_PARTITION_COUNTING, .bits = 4},
 
+    /* Device-wide sorts of random keys (and values), in place; Boost.Compute's sort of u32 keys on
+     * the same device. Then segmented sorts of u32 keys: segments of each --segments size, and a
+     * skewed mix of lengths (about log-uniform from 1 to 2^17). */
+    {"sort", "sort", "sort", "u32", "u32", BENCH_KIND_SORT, COPY, 8, .flags = 0, .key = CLPERM_KEY_U32},
+    {"sort", "sort", "sort", "u32-u32", "u32", BENCH_KIND_SORT, COPY, 16, .flags = 0, .key = CLPERM_KEY_U32,
+     .value = CLPERM_TYPE_U32},
+    {"sort", "sort", "sort", "u64", "u64", BENCH_KIND_SORT, COPY, 16, .flags = 0, .key = CLPERM_KEY_U64},
+    {"sort", "sort", "sort", "u64-u64", "u64", BENCH_KIND_SORT, COPY, 32, .flags = 0, .key = CLPERM_KEY_U64,
+     .value = CLPERM_TYPE_U64},
+    {"sort", "sort", "sort", "f32", "f32", BENCH_KIND_SORT, COPY, 8, .flags = 0, .key = CLPERM_KEY_F32},
+    {"sort", "sort", "sort", "boost-compute", "u32", BENCH_KIND_BOOST_SORT, COPY, 8, .flags = BENCH_BOOST},
+    {"sort_segmented", "sort", "sort_segmented", "fixed", "u32", BENCH_KIND_SORT_SEGMENTED, COPY, 8,
+     .flags = BENCH_PER_SEGMENT},
+    {"sort_segmented", "sort", "sort_segmented", "skewed", "u32", BENCH_KIND_SORT_SEGMENTED, COPY, 8, .flags = 0},
+
     /* Generators: fills of u32 (4 bytes written per number), then at the last size the rates of
      * numbers drawn inside a kernel (nothing written per number: no bound). */
     {"rng", "rng", "rng_fill", "philox4x32-10", "u32", BENCH_KIND_PHILOX_FILL, COPY, 4, .flags = BENCH_RANDOM123},
@@ -103,6 +120,8 @@ const bench_case bench_cases[] = {
     {"shuffle", "shuffle", "shuffle", "host-fisher-yates", "u64", BENCH_KIND_HOST_FISHER_YATES, NONE, 16,
      .flags = BENCH_HOST},
     {"rng", "rng", "rng_fill", "host-xoshiro256**", "u32", BENCH_KIND_HOST_XOSHIRO, NONE, 4, .flags = BENCH_HOST},
+    {"sort", "sort", "sort", "qsort", "u32", BENCH_KIND_HOST_QSORT, NONE, 8, .flags = BENCH_HOST},
+    {"sort", "sort", "sort", "host-radix", "u32", BENCH_KIND_HOST_RADIX, NONE, 8, .flags = BENCH_HOST},
 };
 const size_t bench_ncases = sizeof bench_cases / sizeof bench_cases[0];
 
@@ -118,6 +137,8 @@ const bench_headline bench_headlines[] = {
      "Shearsort of 512 u32 / bitonic network"},
     {"partition", "partition", {"counting-3bit"}, {"bitonic-3bit"}, 512, UINT64_C(1) << 20, UINT64_C(1) << 26,
      "counting partition of 512 u32 / bitonic"},
+    {"sort", "sort", {"u32"}, {"host-radix", "qsort"}, 0, UINT64_C(1) << 20, UINT64_C(1) << 26,
+     "device-wide sort of u32 keys / host LSD radix sort"},
     {"rng", "rng_fill", {"default"}, {"philox4x32-10", "host-xoshiro256**"}, 0, UINT64_C(1) << 22,
      UINT64_C(1) << 26, "default generator, u32 / Philox4x32-10 (else host xoshiro)"},
 };

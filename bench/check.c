@@ -8,7 +8,7 @@
 /* Below these sizes the LIMITED checks compare bit for bit; above, the host's reference would
  * take longer than the measurement (a shuffle is still checked to be a permutation). */
 #define BITWISE_MAX (UINT64_C(1) << 22)
-#define TILE_MAX (UINT64_C(1) << 24)
+#define SORT_MAX (UINT64_C(1) << 24)
 
 static int read_buffer(bench_dev *d, cl_mem buf, size_t bytes, void *out) {
     return clEnqueueReadBuffer(d->queue, buf, CL_TRUE, 0, bytes, out, 0, NULL, NULL) == CL_SUCCESS ? 0 : -1;
@@ -133,9 +133,41 @@ int bench_check_rng_fill(bench_dev *d, const clperm_rng_spec *spec, uint64_t n, 
     return bad;
 }
 
-/* Whether a LIMITED check of a tile sort or a fill covers n. */
+int bench_check_sort(bench_dev *d, const clperm_sort_request *req, const clperm_segments *segs, const void *keys,
+                     const void *values, const void *offsets, char *err, size_t errcap) {
+    size_t kb = (size_t)req->n * clperm_key_size(req->key_type);
+    size_t vb = values ? (size_t)req->n * clperm_type_size(req->value_type) : 0;
+    unsigned char *want = malloc(kb + 1), *wantv = malloc(vb + 1), *got = malloc(kb + 1), *gotv = malloc(vb + 1);
+    int bad = -1;
+    if (!want || !wantv || !got || !gotv) {
+        snprintf(err, errcap, "out of host memory to check the result");
+    } else {
+        memcpy(want, keys, kb);
+        if (vb) memcpy(wantv, values, vb);
+        clperm_sort_host_request hr = {req->key_type, want, vb ? req->value_type : 0, vb ? wantv : NULL, req->n,
+                                       req->order};
+        clperm_status st = segs ? clperm_sort_segmented_host(&hr, offsets, segs->offset_type, segs->count)
+                                : clperm_sort_host(&hr);
+        if (st != CLPERM_SUCCESS) {
+            snprintf(err, errcap, "the host's sort failed: %s", clperm_status_name(st));
+        } else if (read_buffer(d, req->keys, kb, got) != 0 || (vb && read_buffer(d, req->values, vb, gotv) != 0)) {
+            snprintf(err, errcap, "could not read back the result to check it");
+        } else {
+            bad = memcmp(want, got, kb) != 0 || (vb && memcmp(wantv, gotv, vb) != 0);
+            if (bad) snprintf(err, errcap, "differs from the host's sort");
+        }
+    }
+    free(want);
+    free(wantv);
+    free(got);
+    free(gotv);
+    return bad;
+}
+
+/* Whether a LIMITED check of a sort or a fill covers n. */
 int bench_check_covers(bench_verify verify, int kind, uint64_t n) {
     if (verify == BENCH_VERIFY_OFF) return 0;
     if (verify == BENCH_VERIFY_ALL) return 1;
-    return n <= (kind == BENCH_KIND_TILE ? TILE_MAX : BITWISE_MAX);
+    int sort = kind == BENCH_KIND_TILE || kind == BENCH_KIND_SORT || kind == BENCH_KIND_SORT_SEGMENTED;
+    return n <= (sort ? SORT_MAX : BITWISE_MAX);
 }

@@ -1,7 +1,9 @@
 /* Single-thread host references, the peers of the device figures: an exclusive scan of u32, a
- * Fisher-Yates shuffle of 64-bit items, and a xoshiro256** fill of u32. Timed by
- * bench_time_host: the median of repeated runs after warm-up, the input prepared outside. */
+ * Fisher-Yates shuffle of 64-bit items, a xoshiro256** fill of u32, and qsort and an LSD radix
+ * sort of u32. Timed by bench_time_host: the median of repeated runs after warm-up, the input
+ * prepared outside. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench.h"
 
@@ -115,3 +117,80 @@ double bench_host_xoshiro(uint64_t n, const bench_timing *t) {
     free(h.out);
     return s;
 }
+
+/* ---- sorts of u32: qsort, and an LSD radix sort ----------------------------------------------- */
+
+int bench_host_random(void *dst, size_t bytes, uint64_t seed) {
+    const clperm_rng_spec spec = {CLPERM_RNG_FAMILY_THREE, 32, 0};
+    return clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_U32, dst, bytes / 4, seed, 0) == CLPERM_SUCCESS ? 0 : -1;
+}
+
+typedef struct sort_host {
+    const uint32_t *in;
+    uint32_t *a, *tmp;
+    size_t n;
+} sort_host;
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void restore_sort_input(void *arg) {
+    sort_host *h = arg;
+    memcpy(h->a, h->in, h->n * 4);
+}
+
+static uint64_t run_qsort(void *arg) {
+    sort_host *h = arg;
+    qsort(h->a, h->n, 4, cmp_u32);
+    return h->a[h->n / 2];
+}
+
+/* 8-bit digits: the four passes' counts in one read, then four scatters between a and tmp (the
+ * result back in a). */
+static uint64_t run_radix(void *arg) {
+    sort_host *h = arg;
+    static size_t counts[4][256];
+    uint32_t *a = h->a, *tmp = h->tmp;
+    memset(counts, 0, sizeof counts);
+    for (size_t i = 0; i < h->n; i++) {
+        uint32_t k = a[i];
+        counts[0][k & 255]++;
+        counts[1][(k >> 8) & 255]++;
+        counts[2][(k >> 16) & 255]++;
+        counts[3][k >> 24]++;
+    }
+    for (int p = 0; p < 4; p++) {
+        size_t run = 0;
+        for (int d = 0; d < 256; d++) {
+            size_t c = counts[p][d];
+            counts[p][d] = run;
+            run += c;
+        }
+        for (size_t i = 0; i < h->n; i++) tmp[counts[p][(a[i] >> (8 * p)) & 255]++] = a[i];
+        uint32_t *x = a;
+        a = tmp;
+        tmp = x;
+    }
+    return h->a[h->n / 2];
+}
+
+static double host_sort(uint64_t n, const bench_timing *t, uint64_t (*fn)(void *arg)) {
+    uint32_t *in = malloc((size_t)n * 4 + 4), *a = malloc((size_t)n * 4 + 4), *tmp = malloc((size_t)n * 4 + 4);
+    double s = -1;
+    if (in && a && tmp && bench_host_random(in, (size_t)n * 4, BENCH_SORT_SEED) == 0) {
+        sort_host h = {in, a, tmp, (size_t)n};
+        s = bench_time_host_prepared(restore_sort_input, fn, &h, t);
+        for (uint64_t i = 1; i < n; i++)
+            if (a[i - 1] > a[i]) s = -1; /* not sorted: no figure */
+    }
+    free(in);
+    free(a);
+    free(tmp);
+    return s;
+}
+
+double bench_host_qsort(uint64_t n, const bench_timing *t) { return host_sort(n, t, run_qsort); }
+
+double bench_host_radix(uint64_t n, const bench_timing *t) { return host_sort(n, t, run_radix); }

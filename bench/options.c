@@ -205,8 +205,8 @@ static const struct bench_option {
      "Default with --ops or --segments: " DEFAULT_SIZES ".\n"
      "With --dist: items per rank (default " DIST_SIZES ").", ANY},
     {"--segments", NULL, "LIST", opt_segments,
-     "segment sizes of the tile sort and partition rows\n"
-     "(default " DEFAULT_SEGMENTS ").",
+     "segment sizes of the tile sort, partition and\n"
+     "segmented sort rows (default " DEFAULT_SEGMENTS ").",
      NOT_DIST},
     {"--reps", NULL, "N", opt_reps, "timed runs per figure, 1..256 (default 7).", ANY},
     {"--warmup", NULL, "N", opt_warmup, "runs before the timed ones (default 2).", ANY},

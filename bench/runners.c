@@ -118,6 +118,137 @@ double bench_tile(bench_dev *d, clperm_tile_sort algorithm, uint64_t segment, un
     return s;
 }
 
+/* ---- device-wide and segmented sorts -------------------------------------------------------- */
+
+/* A sort in place: the request on buffers of its own, and the input it gets back before each
+ * run (outside the time). */
+typedef struct sort_run {
+    bench_dev *d;
+    clperm_sort_request req;
+    clperm_segments segs; /* offsets NULL: the device-wide sort */
+    cl_mem input_keys, input_values;
+    size_t key_bytes, value_bytes;
+} sort_run;
+
+static cl_int restore_sort_input(void *arg) {
+    sort_run *r = arg;
+    cl_int e = clEnqueueCopyBuffer(r->d->queue, r->input_keys, r->req.keys, 0, 0, r->key_bytes, 0, NULL, NULL);
+    if (e == CL_SUCCESS && r->value_bytes)
+        e = clEnqueueCopyBuffer(r->d->queue, r->input_values, r->req.values, 0, 0, r->value_bytes, 0, NULL, NULL);
+    return e;
+}
+
+static cl_int run_sort(void *arg) {
+    sort_run *r = arg;
+    if (r->segs.offsets) return clperm_sort_segmented(r->d->ctx, &r->req, &r->segs, 0, NULL, NULL);
+    return clperm_sort(r->d->ctx, &r->req, 0, NULL, NULL);
+}
+
+/* A device buffer of `bytes`, from init when given; NULL with err filled. */
+static cl_mem sort_buffer(bench_dev *d, size_t bytes, const void *init, char *err, size_t errcap) {
+    cl_int e = CL_SUCCESS;
+    cl_mem m = NULL;
+    if (bytes <= d->profile.max_alloc_bytes)
+        m = clCreateBuffer(d->context, CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0), bytes ? bytes : 1,
+                           (void *)init, &e);
+    if (!m) snprintf(err, errcap, "a buffer of %zu bytes: %s", bytes, clperm_status_name(e));
+    return m;
+}
+
+/* Times r on the host's keys and values (offsets: offset_bytes of them with r->segs), then checks
+ * the result as `verify` says. */
+static double time_sort(sort_run *r, const void *keys, const void *values, const void *offsets, size_t offset_bytes,
+                        const bench_timing *t, bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap) {
+    bench_dev *d = r->d;
+    double s = -1;
+    cl_mem offs = NULL;
+    int ok = (r->input_keys = sort_buffer(d, r->key_bytes, keys, err, errcap)) &&
+             (r->req.keys = sort_buffer(d, r->key_bytes, NULL, err, errcap)) &&
+             (r->req.temp_keys = sort_buffer(d, r->key_bytes, NULL, err, errcap));
+    if (ok && r->value_bytes)
+        ok = (r->input_values = sort_buffer(d, r->value_bytes, values, err, errcap)) &&
+             (r->req.values = sort_buffer(d, r->value_bytes, NULL, err, errcap)) &&
+             (r->req.temp_values = sort_buffer(d, r->value_bytes, NULL, err, errcap));
+    if (ok && offsets) ok = (offs = sort_buffer(d, offset_bytes, offsets, err, errcap)) != NULL;
+    if (ok) {
+        r->segs.offsets = offs;
+        s = bench_time_device_prepared(d->queue, restore_sort_input, run_sort, r, t, err, errcap);
+        uint64_t scratch = 0;
+        clperm_ctx_counter(d->ctx, CLPERM_COUNTER_SCRATCH_BYTES, &scratch);
+        if (extra_bytes) *extra_bytes = scratch + r->key_bytes + r->value_bytes;
+    }
+    int kind = offsets ? BENCH_KIND_SORT_SEGMENTED : BENCH_KIND_SORT;
+    if (s >= 0 && bench_check_covers(verify, kind, r->req.n) &&
+        bench_check_sort(d, &r->req, offsets ? &r->segs : NULL, keys, values, offsets, err, errcap) != 0)
+        s = -1;
+    cl_mem all[] = {r->input_keys, r->req.keys, r->req.temp_keys, r->input_values, r->req.values, r->req.temp_values,
+                    offs};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (all[i]) clReleaseMemObject(all[i]);
+    return s;
+}
+
+double bench_sort(bench_dev *d, clperm_key_type key, clperm_type value, uint64_t n, const bench_timing *t,
+                  bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap) {
+    sort_run r;
+    memset(&r, 0, sizeof r);
+    r.d = d;
+    r.req.key_type = key;
+    r.req.value_type = value;
+    r.req.n = n;
+    r.key_bytes = (size_t)n * clperm_key_size(key);
+    r.value_bytes = value ? (size_t)n * clperm_type_size(value) : 0;
+    void *keys = malloc(r.key_bytes + 1), *values = malloc(r.value_bytes + 1);
+    double s = -1;
+    if (keys && values && bench_host_random(keys, r.key_bytes, BENCH_SORT_SEED) == 0 &&
+        bench_host_random(values, r.value_bytes, BENCH_SORT_SEED + 1) == 0)
+        s = time_sort(&r, keys, r.value_bytes ? values : NULL, NULL, 0, t, verify, extra_bytes, err, errcap);
+    else
+        snprintf(err, errcap, "out of host memory");
+    free(keys);
+    free(values);
+    return s;
+}
+
+double bench_sort_segmented(bench_dev *d, uint64_t segment, uint64_t n, const bench_timing *t, bench_verify verify,
+                            uint64_t *extra_bytes, char *err, size_t errcap) {
+    if (n >= (UINT64_C(1) << 32)) {
+        snprintf(err, errcap, "n must be below 2^32 (u32 offsets)");
+        return -1;
+    }
+    sort_run r;
+    memset(&r, 0, sizeof r);
+    r.d = d;
+    r.req.key_type = CLPERM_KEY_U32;
+    r.req.n = n;
+    r.key_bytes = (size_t)n * 4;
+    r.segs.offset_type = CLPERM_TYPE_U32;
+    uint32_t *keys = malloc(r.key_bytes + 4), *offsets = malloc(((size_t)n + 2) * 4);
+    double s = -1;
+    if (!keys || !offsets || bench_host_random(keys, r.key_bytes, BENCH_SORT_SEED) != 0) {
+        snprintf(err, errcap, "out of host memory");
+    } else {
+        /* Fixed lengths, or lengths about log-uniform in [1, 2^17). */
+        uint64_t z = BENCH_SORT_SEED + 2, at = 0, count = 0;
+        offsets[0] = 0;
+        while (at < n) {
+            uint64_t len = segment;
+            if (!segment) {
+                z = z * 6364136223846793005ull + 1442695040888963407ull;
+                len = (uint64_t)1 << ((z >> 33) % 17);
+                len += (z >> 13) % len;
+            }
+            at = at + len < n ? at + len : n;
+            offsets[++count] = (uint32_t)at;
+        }
+        r.segs.count = count;
+        s = time_sort(&r, keys, NULL, offsets, ((size_t)count + 1) * 4, t, verify, extra_bytes, err, errcap);
+    }
+    free(keys);
+    free(offsets);
+    return s;
+}
+
 /* ---- generators ----------------------------------------------------------------------------- */
 
 typedef struct rng_run {

@@ -24,12 +24,13 @@ double bench_median(double *v, int n) {
 
 static int reps_of(const bench_timing *t) { return t->reps < 1 ? 1 : (t->reps > MAX_REPS ? MAX_REPS : t->reps); }
 
-double bench_time_device(cl_command_queue queue, cl_int (*fn)(void *arg), void *arg, const bench_timing *t, char *err,
-                         size_t errcap) {
+double bench_time_device_prepared(cl_command_queue queue, cl_int (*setup)(void *arg), cl_int (*fn)(void *arg),
+                                  void *arg, const bench_timing *t, char *err, size_t errcap) {
     double samples[MAX_REPS];
     int reps = reps_of(t);
     for (int i = -t->warmup; i < reps; i++) {
-        cl_int st = clFinish(queue);
+        cl_int st = setup ? setup(arg) : CL_SUCCESS;
+        if (st == CL_SUCCESS) st = clFinish(queue);
         double t0 = bench_now();
         if (st == CL_SUCCESS) st = fn(arg);
         if (st == CL_SUCCESS) st = clFinish(queue);
@@ -43,11 +44,18 @@ double bench_time_device(cl_command_queue queue, cl_int (*fn)(void *arg), void *
     return bench_median(samples, reps);
 }
 
-double bench_time_host(uint64_t (*fn)(void *arg), void *arg, const bench_timing *t) {
+double bench_time_device(cl_command_queue queue, cl_int (*fn)(void *arg), void *arg, const bench_timing *t, char *err,
+                         size_t errcap) {
+    return bench_time_device_prepared(queue, NULL, fn, arg, t, err, errcap);
+}
+
+double bench_time_host_prepared(void (*setup)(void *arg), uint64_t (*fn)(void *arg), void *arg,
+                                const bench_timing *t) {
     double samples[MAX_REPS];
     int reps = reps_of(t);
     volatile uint64_t sink = 0;
     for (int i = -t->warmup; i < reps; i++) {
+        if (setup) setup(arg);
         double t0 = bench_now();
         uint64_t v = fn(arg);
         double t1 = bench_now();
@@ -56,4 +64,8 @@ double bench_time_host(uint64_t (*fn)(void *arg), void *arg, const bench_timing 
     }
     (void)sink;
     return bench_median(samples, reps);
+}
+
+double bench_time_host(uint64_t (*fn)(void *arg), void *arg, const bench_timing *t) {
+    return bench_time_host_prepared(NULL, fn, arg, t);
 }

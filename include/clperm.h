@@ -263,7 +263,27 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
  *                    clperm_sort_tile_shape reports the count used).
  *   RNG_KERNEL       generator fills: a clperm_kernel_kind (work-group: k work-items share each
  *                    generator in local memory; serial: one work-item per generator, its state
- *                    in private memory). Both give the same items. */
+ *                    in private memory). Both give the same items.
+ *   SORT_ALGORITHM   device-wide sort (clperm_sort): 1 reduce-then-scan passes (a count, a scan
+ *                    of the counts and a scatter per digit; any device), 2 Onesweep (one
+ *                    histogram of every digit, then one pass per digit with decoupled look-back;
+ *                    devices whose work-groups make progress, clperm_profile.forward_progress).
+ *   SORT_KERNEL      a clperm_kernel_kind for the device-wide sort (serial: one work-item per
+ *                    block of keys, private counters; Onesweep runs work-group kernels only).
+ *   SORT_RANK        how a work-group kernel ranks its tile's keys by digit: 1 subgroup votes
+ *                    (one ballot per digit bit gives the lanes of equal digit; per-subgroup
+ *                    counters), 2 NVIDIA's match.any instead of the ballots (inline PTX;
+ *                    CLPERM_ERROR_UNSUPPORTED elsewhere), 3 the tile sorts' stable partition
+ *                    (clperm_partition_segments, Afshani and Sitchinava's w-way partition) as a
+ *                    step before the scatter (keys alone or with u32 values; docs/performance.md
+ *                    has what it costs).
+ *   SORT_DIGIT_BITS  bits per digit of the device-wide sort (auto: 8).
+ *   SORT_WG_SIZE     work-group size of the device-wide sort's work-group kernels: a multiple
+ *                    of the subgroup width (384 is allowed), else CLPERM_ERROR_UNSUPPORTED.
+ *   SORT_ITEMS       keys per work-item per tile of the sort's work-group kernels (at most 32),
+ *                    or keys per block of its serial kernels in units of 256 (auto: about eight
+ *                    blocks per compute unit, at least 4096 keys; clperm_ctx_get_param reports
+ *                    that least block, 16). */
 #define CLPERM_PARAM_MAP(X)                                                                        \
     X(SCAN_ALGORITHM, 1, 1, 2, 0, "scan_algorithm")                                                \
     X(SG_IMPL, 2, 1, 3, 0, "sg_impl")                                                              \
@@ -278,7 +298,13 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
     X(SHUFFLE_ITEMS, 11, 1, 65536, 0, "shuffle_items")                                             \
     X(SORT_WIDTH, 12, 1, 64, CLPERM_PARAM_POW2 | CLPERM_PARAM_WG, "sort_width")                    \
     X(SORT_TILES, 13, 1, 64, CLPERM_PARAM_POW2, "sort_tiles")                                      \
-    X(RNG_KERNEL, 14, 1, 2, 0, "rng_kernel")
+    X(RNG_KERNEL, 14, 1, 2, 0, "rng_kernel")                                                       \
+    X(SORT_ALGORITHM, 15, 1, 2, 0, "sort_algorithm")                                               \
+    X(SORT_KERNEL, 16, 1, 2, 0, "sort_kernel")                                                     \
+    X(SORT_RANK, 17, 1, 3, 0, "sort_rank")                                                         \
+    X(SORT_DIGIT_BITS, 18, 1, 8, 0, "sort_digit_bits")                                             \
+    X(SORT_WG_SIZE, 19, 32, 1024, CLPERM_PARAM_WG, "sort_wg_size")                                \
+    X(SORT_ITEMS, 20, 1, 65536, 0, "sort_items")
 
 typedef enum clperm_param {
 #define CLPERM_X_ENUM(name, value, lo, hi, flags, text) CLPERM_PARAM_##name = value,
@@ -504,8 +530,10 @@ CLPERM_API clperm_status clperm_quality_cycles(const uint32_t *perms, uint32_t n
  * may be shorter) and each segment is sorted ascending in place by one work-group, in a tile of
  * w rows (one local-memory bank and one work-item each) by m columns, w * m >= segment, padded.
  *
- * Order: u32 and u64 by value, i32 signed, f32 by IEEE 754 totalOrder: -NaN < -inf < ... < -0.0
- * < +0.0 < ... < +inf < +NaN (NaNs by their bits, the sign bit deciding which end). With values
+ * Order: u32 and u64 by value, i32 and i64 signed, f32 and f64 by IEEE 754 totalOrder: -NaN <
+ * -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN (NaNs by their bits, the sign bit deciding which
+ * end): the keys' bits mapped to an unsigned order (the sign bit flipped for i32, i64 and
+ * positive floats, every bit flipped for negative floats) and compared as unsigned. With values
  * (one u32 per key, moved with its key) the sort is stable: equal keys keep their input order.
  * Without values equal keys are indistinguishable.
  * ------------------------------------------------------------------------------------------- */
@@ -514,7 +542,9 @@ typedef enum clperm_key_type {
     CLPERM_KEY_U32 = 1,
     CLPERM_KEY_I32 = 2,
     CLPERM_KEY_F32 = 3,
-    CLPERM_KEY_U64 = 4
+    CLPERM_KEY_U64 = 4,
+    CLPERM_KEY_I64 = 5,
+    CLPERM_KEY_F64 = 6
 } clperm_key_type;
 
 /* Size in bytes of one key of `type`, 0 for an unknown type. */
@@ -648,6 +678,106 @@ CLPERM_API clperm_status clperm_transpose_tiles(clperm_ctx *ctx, clperm_type typ
  * (clperm_sort_conflicts; shape.m is items per work-item). */
 CLPERM_API clperm_status clperm_transpose_conflicts(clperm_ctx *ctx, clperm_type type, uint32_t rows,
                                                     uint32_t cols, clperm_conflict_report *out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Device-wide sort and segmented sort: a stable LSD radix sort of keys of any clperm_key_type,
+ * in the tile sorts' order (above), ascending or descending, keys alone or with a u32 or u64
+ * value per key moved with its key. Stable: keys of equal order keep their input order, so the
+ * result is unique and every device gives the host's (clperm_sort_host) bit for bit.
+ *
+ * On devices whose work-groups make progress (clperm_profile.forward_progress) the sort runs
+ * Onesweep (Adinets and Merrill, 2022): one pass over the keys counts every digit, then one pass
+ * per digit ranks each tile's keys in local memory, finds the tile's place by decoupled look-back
+ * over earlier tiles and writes the keys out in digit order. Elsewhere, and on CPUs, each digit
+ * takes a count, a scan of the counts (clperm_scan_exclusive's kernels) and a stable scatter.
+ * CLPERM_PARAM_SORT_* choose and shape the kernels; docs/performance.md has the figures.
+ * ------------------------------------------------------------------------------------------- */
+
+/* What the sort orders by. A NULL pointer means ascending by every bit of the key. */
+typedef struct clperm_sort_order {
+    int descending;  /* 0 ascending, 1 descending; stable either way                          */
+    unsigned bit_lo; /* only the bits [bit_lo, bit_hi) of the order-preserving form of the key */
+    unsigned bit_hi; /* (the unsigned bits the tile sorts compare); bit_hi 0 means the key's
+                      * width. Keys equal in those bits keep their input order. Fewer bits,
+                      * fewer passes: keys known to be below 2^20 sort with bit_hi = 20.     */
+} clperm_sort_order;
+
+/* One sort: the keys and values, sorted in place. */
+typedef struct clperm_sort_request {
+    clperm_key_type key_type;
+    cl_mem keys;             /* n keys                                                         */
+    clperm_type value_type;  /* 0: keys only; CLPERM_TYPE_U32 or CLPERM_TYPE_U64              */
+    cl_mem values;           /* n values (NULL when value_type is 0), a buffer other than keys */
+    uint64_t n;              /* 0 .. as many as the device's buffers hold (64-bit positions)   */
+    clperm_sort_order order; /* all zero: ascending by every bit                               */
+    cl_mem temp_keys;        /* NULL, or a caller's buffer of at least n keys that the sort may
+                              * overwrite; NULL: allocated for the call and released after it */
+    cl_mem temp_values;      /* the same for values (unused without values)                    */
+} clperm_sort_request;
+
+/* Sorts req->keys[0 .. n) (and req->values with them) in place. Device memory beyond the
+ * caller's buffers: one buffer of n keys and one of n values (temp_keys and temp_values, or
+ * allocated per call: CLPERM_COUNTER_TEMP_BYTES), and O(n / tile) words of counters kept in the
+ * context (CLPERM_COUNTER_SCRATCH_BYTES). Errors (nothing enqueued, nothing written): unknown
+ * key or value type (CLPERM_ERROR_INVALID_TYPE), a buffer too small or read-only, two of keys,
+ * values and temp buffers the same (CLPERM_ERROR_INVALID_ARGUMENT) or sharing memory
+ * (CLPERM_ERROR_BUFFER_OVERLAP), values without a value type, a bit range outside the key, req
+ * NULL (CLPERM_ERROR_INVALID_ARGUMENT), a configuration the device cannot run
+ * (CLPERM_ERROR_UNSUPPORTED). n = 0 and n = 1 enqueue no kernel. The passes alternate between the
+ * caller's buffers and the temp buffers: should the runtime refuse an enqueue partway (out of
+ * resources), the keys and values hold the same pairs as before, sorted by some of the digits. */
+CLPERM_API clperm_status clperm_sort(clperm_ctx *ctx, const clperm_sort_request *req, cl_uint num_events,
+                                     const cl_event *events, cl_event *event);
+
+/* Segments of a segmented sort: count + 1 offsets, u32 or u64, in a device buffer. Segment i is
+ * keys [offsets[i], offsets[i + 1]); offsets must not decrease and offsets[count] <= n. Keys
+ * before offsets[0] and from offsets[count] on are left alone. */
+typedef struct clperm_segments {
+    cl_mem offsets;
+    clperm_type offset_type; /* CLPERM_TYPE_U32 or CLPERM_TYPE_U64 */
+    uint64_t count;          /* number of segments; 0 sorts nothing                          */
+} clperm_segments;
+
+/* Sorts every segment of req's keys (and values) in place, each on its own, stable, in req's
+ * order. Segments of any lengths, empty ones included. Short segments go to the tile sorts,
+ * grouped by size so that a work-group sorts segments of about its tile's length; longer ones
+ * to a work-group each; the longest to the device-wide sort. The offsets are checked on the
+ * device before anything is written to the caller's buffers: a kernel that writes only to the
+ * context's scratch, then a blocking read of a few words, so this call waits for the commands
+ * before it (and for the events given) to finish. Offsets that decrease or pass n:
+ * CLPERM_ERROR_INVALID_ARGUMENT, nothing written. Other errors as clperm_sort, and an offsets
+ * buffer smaller than count + 1 offsets. Device memory: as clperm_sort for the longest segments
+ * (temp buffers of n keys and values are used only when a segment is longer than a tile) and
+ * O(count) words of scratch. */
+CLPERM_API clperm_status clperm_sort_segmented(clperm_ctx *ctx, const clperm_sort_request *req,
+                                               const clperm_segments *segments, cl_uint num_events,
+                                               const cl_event *events, cl_event *event);
+
+/* The same on the host, the reference the device is checked against: a stable merge sort in the
+ * same order. keys and values (NULL when value_type is 0) hold n items; thread-safe, no context. */
+typedef struct clperm_sort_host_request {
+    clperm_key_type key_type;
+    void *keys;
+    clperm_type value_type;
+    void *values;
+    uint64_t n;
+    clperm_sort_order order;
+} clperm_sort_host_request;
+
+CLPERM_API clperm_status clperm_sort_host(const clperm_sort_host_request *req);
+/* offsets: count + 1 items of offset_type in host memory, as for clperm_sort_segmented. */
+CLPERM_API clperm_status clperm_sort_segmented_host(const clperm_sort_host_request *req, const void *offsets,
+                                                    clperm_type offset_type, uint64_t count);
+
+/* Bank conflicts of the tile ranking and reorder of the sort's work-group kernel (the one
+ * CLPERM_PARAM_SORT_RANK and the other parameters choose): the kernel built with every
+ * local-memory word access recorded, run for the first digit of `n` keys from the host (u32,
+ * ascending), and the record checked in the model of clperm_sort_conflicts with 32 banks and
+ * the subgroup width's work-items accessing together (shape.w 32, shape.m the keys per
+ * work-item). The scatter through local memory depends on the keys: random keys and keys of few
+ * distinct values give different counts. Blocking; for tests and reports. */
+CLPERM_API clperm_status clperm_sort_rank_conflicts(clperm_ctx *ctx, const uint32_t *keys, uint64_t n,
+                                                    clperm_conflict_report *out);
 
 
 /* ---------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 set -eu
 clperm=$1
 out=$2
-families="scan shuffle tile_sort partition rng"
+families="scan shuffle tile_sort partition sort rng"
 mkdir -p "$out"
 opts="--headline-size 4096 --reps 1 --warmup 0"
 
@@ -31,7 +31,7 @@ check_summary "$out/bench.txt"
     fail "clperm bench --json failed (see $out/bench_json.err)"
 check_summary "$out/bench_json.err"
 grep -vq '^{.*}$' "$out/bench.jsonl" && fail "a line of $out/bench.jsonl is not a JSON object"
-[ "$(grep -c '"peer":"[a-z]' "$out/bench.jsonl")" -ge 5 ] || fail "fewer than five headline rows with a peer"
+[ "$(grep -c '"peer":"[a-z]' "$out/bench.jsonl")" -ge 6 ] || fail "fewer than six headline rows with a peer"
 
 "$clperm" report "$out/bench.jsonl" >"$out/report.txt" || fail "clperm report failed"
 for f in $families bound; do

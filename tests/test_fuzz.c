@@ -210,6 +210,29 @@ static clperm_status f_rng(pools *p, char *what, size_t cap) {
                            NULL);
 }
 
+/* The device-wide and segmented sorts: the request's every field drawn; segment offsets from a
+ * pool buffer (its canary words read as offsets are past n: refused after the device's check). */
+static clperm_status f_sort(pools *p, char *what, size_t cap) {
+    wait_list w;
+    any_wait(p, &w);
+    clperm_sort_request r;
+    r.key_type = (clperm_key_type)any_enum(p, CLPERM_KEY_U32, 1, 6);
+    r.keys = any_buffer(p);
+    r.value_type = (clperm_type)(pick(p, 2) ? 0 : any_enum(p, CLPERM_TYPE_U32, 1, 2));
+    r.values = r.value_type || !pick(p, 8) ? any_buffer(p) : NULL;
+    r.n = any_count(p, 8);
+    r.order.descending = pick(p, 6) ? (int)pick(p, 2) : any_enum(p, 0, 0, 1);
+    r.order.bit_lo = pick(p, 3) ? 0 : (unsigned)pick(p, 70);
+    r.order.bit_hi = pick(p, 3) ? 0 : (unsigned)pick(p, 70);
+    r.temp_keys = pick(p, 2) ? NULL : any_buffer(p);
+    r.temp_values = pick(p, 2) ? NULL : any_buffer(p);
+    snprintf(what, cap, "sort key type %d value type %d n %llu bits [%u, %u)", (int)r.key_type, (int)r.value_type,
+             (unsigned long long)r.n, r.order.bit_lo, r.order.bit_hi);
+    if (pick(p, 2)) return clperm_sort(any_ctx(p), pick(p, 10) ? &r : NULL, w.n, w.events, NULL);
+    clperm_segments segs = {any_buffer(p), (clperm_type)any_enum(p, CLPERM_TYPE_U32, 1, 2), any_count(p, 8)};
+    return clperm_sort_segmented(any_ctx(p), &r, pick(p, 10) ? &segs : NULL, w.n, w.events, NULL);
+}
+
 /* Context-level calls and the host functions, with host arrays of their real sizes or NULL. */
 static clperm_status f_host(pools *p, char *what, size_t cap) {
     static uint32_t host[ITEMS], state[4096];
@@ -282,7 +305,8 @@ static clperm_status f_host(pools *p, char *what, size_t cap) {
 static const struct {
     const char *name;
     fuzz_fn fn;
-} calls[] = {{"scan", f_scan}, {"shuffle", f_shuffle}, {"tiles", f_tiles}, {"rng", f_rng}, {"host", f_host}};
+} calls[] = {{"scan", f_scan}, {"shuffle", f_shuffle}, {"tiles", f_tiles}, {"rng", f_rng}, {"host", f_host},
+               {"sort", f_sort}};
 
 /* ---- the run ---- */
 

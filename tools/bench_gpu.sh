@@ -32,6 +32,8 @@ step "$clperm" bench --device $n --sizes 2^20,2^24,2^28 --ops sort_segments,part
 step "$clperm" bench --device $n --sizes 2^28 --ops partition --segments 16,64,256,512 --reps 7 --warmup 2 \
     --no-host --no-verify --json >"$out/partition.jsonl"
 step "$clperm" bench --device $n --sizes 2^24,2^28 --ops rng --reps 7 --warmup 2 --json >"$out/rng.jsonl"
+step "$clperm" bench --device $n --sizes 2^20,2^22,2^24,2^26,2^28 --ops sort,sort_segmented \
+    --segments 64,256,1024,2048,4096 --reps 7 --warmup 2 --no-host --no-verify --json >"$out/sort.jsonl"
 
 step "$clperm" report --plot "$out/figures" "$out"/*.jsonl >"$out/report.txt"
 echo "done: $out/report.txt, $out/figures, $out/timings.txt" >&2

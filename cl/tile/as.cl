@@ -34,7 +34,8 @@
  * row-major order, 2 and 4 from column-major order; passes 0 and 2 write rows in alternating
  * order. */
 __kernel CLPERM_TS_ATTRS void
-clperm_sort_tile_as(__global clperm_ts_key *keys, __global uint *values, ulong n, ulong seg CLPERM_TS_TRACE_PARAMS) {
+clperm_sort_tile_as(__global clperm_ts_key *keys, __global clperm_ts_val *values, ulong n,
+                    ulong seg CLPERM_TS_LIST_PARAMS CLPERM_TS_TRACE_PARAMS) {
     CLPERM_TS_LOCAL_DECL;
     CLPERM_TS_SEGMENT;
     CLPERM_TS_TRACE_BEGIN;

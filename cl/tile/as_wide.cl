@@ -92,8 +92,8 @@ __constant uint clperm_ts_aw_passes[] = {CLPERM_TS_AW_THEOREM1(ROW_G, ROW_G, NO)
 #endif
 
 __kernel CLPERM_TS_ATTRS void
-clperm_sort_tile_as_wide(__global clperm_ts_key *keys, __global uint *values, ulong n,
-                         ulong seg CLPERM_TS_TRACE_PARAMS) {
+clperm_sort_tile_as_wide(__global clperm_ts_key *keys, __global clperm_ts_val *values, ulong n,
+                         ulong seg CLPERM_TS_LIST_PARAMS CLPERM_TS_TRACE_PARAMS) {
     CLPERM_TS_LOCAL_DECL;
     CLPERM_TS_SEGMENT;
     CLPERM_TS_TRACE_BEGIN;

@@ -39,13 +39,13 @@
     CLPERM_TS_TRACE_END
 
 __kernel CLPERM_TS_ATTRS void
-clperm_sort_tile_bitonic(__global clperm_ts_key *keys, __global uint *values, ulong n,
-                         ulong seg CLPERM_TS_TRACE_PARAMS) {
+clperm_sort_tile_bitonic(__global clperm_ts_key *keys, __global clperm_ts_val *values, ulong n,
+                         ulong seg CLPERM_TS_LIST_PARAMS CLPERM_TS_TRACE_PARAMS) {
     CLPERM_TS_BITONIC_BODY(CLPERM_TS_PLAIN);
 }
 
 __kernel CLPERM_TS_ATTRS void
-clperm_sort_tile_bitonic_padded(__global clperm_ts_key *keys, __global uint *values, ulong n,
-                                ulong seg CLPERM_TS_TRACE_PARAMS) {
+clperm_sort_tile_bitonic_padded(__global clperm_ts_key *keys, __global clperm_ts_val *values, ulong n,
+                                ulong seg CLPERM_TS_LIST_PARAMS CLPERM_TS_TRACE_PARAMS) {
     CLPERM_TS_BITONIC_BODY(CLPERM_TS_PAD);
 }

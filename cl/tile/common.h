@@ -15,7 +15,7 @@
  * where the sorted runs of a gathered row lie (CLPERM_TS_RUN_OF_ROWS, CLPERM_TS_RUN_OF_COLS).
  *
  * Required: CLPERM_TS_W and CLPERM_TS_M (powers of two), CLPERM_TS_KEY_KIND (1 u32, 2 i32, 3 f32,
- * 4 u64), and before this file the networks CLPERM_TS_NET_RUNS, CLPERM_TS_NET_MERGE and
+ * 4 u64, 5 i64, 6 f64), and before this file the networks CLPERM_TS_NET_RUNS, CLPERM_TS_NET_MERGE and
  * CLPERM_TS_NET_W (see clperm_ts_sort_row), with CLPERM_TS_RUN, the run length where the first two
  * split, named in the options. CLPERM_TS_VALUES 1 carries a u32 value per key and makes the sort
  * stable: the tile sorts (key, position) pairs and the values follow the positions. The same
@@ -23,8 +23,8 @@
  * CLPERM_TS_TRACE 1 records every local-memory access (see CLPERM_TS_NOTE) for the bank conflict
  * check.
  *
- * Keys are sorted by their bits mapped to an unsigned order: i32 with the sign bit flipped; f32
- * as IEEE 754 totalOrder (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN).
+ * Keys are sorted by their bits mapped to an unsigned order: i32 and i64 with the sign bit flipped;
+ * f32 and f64 as IEEE 754 totalOrder (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN).
  *
  * A program is the networks, this file, then one algorithm's file: src/tile/sort.c,
  * src/tile/partition.c and src/tile/transpose.c list them.
@@ -56,6 +56,30 @@
 #define CLPERM_TS_DIGIT_BITS 0
 #endif
 #define CLPERM_TS_POSITIONS (CLPERM_TS_VALUES || CLPERM_TS_DIGIT_BITS)
+/* The segmented sort's forms (src/sort/segmented.c): CLPERM_TS_LIST 1 takes each tile's segment
+ * from a list, tile t of the launch sorting keys [ts_list[2e], ts_list[2e] + ts_list[2e + 1]),
+ * e = ts_first + t, t < n (lengths up to seg); CLPERM_TS_FLIP 1 sorts descending (the ordered
+ * form's bits flipped, so equal keys still keep their order); CLPERM_TS_VALUE64 1 moves u64
+ * values. */
+#ifndef CLPERM_TS_LIST
+#define CLPERM_TS_LIST 0
+#endif
+#ifndef CLPERM_TS_FLIP
+#define CLPERM_TS_FLIP 0
+#endif
+#ifndef CLPERM_TS_VALUE64
+#define CLPERM_TS_VALUE64 0
+#endif
+#if CLPERM_TS_LIST
+#define CLPERM_TS_LIST_PARAMS , const __global ulong *ts_list, ulong ts_first
+#else
+#define CLPERM_TS_LIST_PARAMS
+#endif
+#if CLPERM_TS_VALUE64
+typedef ulong clperm_ts_val;
+#else
+typedef uint clperm_ts_val;
+#endif
 /* Loops over a work-item's registers unroll in full so that every index is static. NVIDIA's
  * compiler needs the hint; elsewhere it is left out (Oclgrind misreads the unrolled column loops
  * as moving uninitialised values). */
@@ -70,7 +94,7 @@
 #define CLPERM_TS_PAD(a) ((a) + (a) / CLPERM_TS_W)
 #define CLPERM_TS_PADDED_T CLPERM_TS_PAD(CLPERM_TS_T)
 
-#if CLPERM_TS_KEY_KIND == 4
+#if CLPERM_TS_KEY_KIND >= 4
 typedef ulong clperm_ts_key;
 #define CLPERM_TS_KEY_MAX ((ulong)0xFFFFFFFFFFFFFFFFUL)
 #else
@@ -78,24 +102,39 @@ typedef uint clperm_ts_key;
 #define CLPERM_TS_KEY_MAX 0xFFFFFFFFu
 #endif
 
-inline clperm_ts_key clperm_ts_to_ordered(clperm_ts_key k) {
+inline clperm_ts_key clperm_ts_to_ordered_up(clperm_ts_key k) {
 #if CLPERM_TS_KEY_KIND == 2
     return k ^ 0x80000000u;
 #elif CLPERM_TS_KEY_KIND == 3
     return (k & 0x80000000u) ? ~k : (k | 0x80000000u);
+#elif CLPERM_TS_KEY_KIND == 5
+    return k ^ 0x8000000000000000UL;
+#elif CLPERM_TS_KEY_KIND == 6
+    return (k >> 63) ? ~k : (k | 0x8000000000000000UL);
 #else
     return k;
 #endif
 }
 
-inline clperm_ts_key clperm_ts_from_ordered(clperm_ts_key k) {
+inline clperm_ts_key clperm_ts_from_ordered_up(clperm_ts_key k) {
 #if CLPERM_TS_KEY_KIND == 2
     return k ^ 0x80000000u;
 #elif CLPERM_TS_KEY_KIND == 3
     return (k & 0x80000000u) ? (k & 0x7FFFFFFFu) : ~k;
+#elif CLPERM_TS_KEY_KIND == 5
+    return k ^ 0x8000000000000000UL;
+#elif CLPERM_TS_KEY_KIND == 6
+    return (k >> 63) ? (k & 0x7FFFFFFFFFFFFFFFUL) : ~k;
 #else
     return k;
 #endif
+}
+
+inline clperm_ts_key clperm_ts_to_ordered(clperm_ts_key k) {
+    return CLPERM_TS_FLIP ? ~clperm_ts_to_ordered_up(k) : clperm_ts_to_ordered_up(k);
+}
+inline clperm_ts_key clperm_ts_from_ordered(clperm_ts_key k) {
+    return clperm_ts_from_ordered_up(CLPERM_TS_FLIP ? ~k : k);
 }
 
 /* ---- every local-memory access goes through CLPERM_TS_LD and CLPERM_TS_ST ----
@@ -196,11 +235,19 @@ inline void clperm_ts_sort_row(clperm_ts_key *k, uint *p) {
 inline void clperm_ts_sort_col(clperm_ts_key *k, uint *p) { CLPERM_TS_NET_W }
 
 /* Segment bounds of this work-group. */
+#if CLPERM_TS_LIST
+#define CLPERM_TS_SEGMENT                                                                          \
+    const uint lid = get_local_id(0) % CLPERM_TS_W, ts_g = get_local_id(0) / CLPERM_TS_W;          \
+    const ulong tile = (ulong)get_group_id(0) * CLPERM_TS_TILES + ts_g;                            \
+    const ulong base = tile < n ? ts_list[2 * (ts_first + tile)] : 0;                              \
+    const uint len = tile < n ? (uint)min(seg, ts_list[2 * (ts_first + tile) + 1]) : 0u
+#else
 #define CLPERM_TS_SEGMENT                                                                          \
     const uint lid = get_local_id(0) % CLPERM_TS_W, ts_g = get_local_id(0) / CLPERM_TS_W;          \
     const ulong tile = (ulong)get_group_id(0) * CLPERM_TS_TILES + ts_g;                            \
     const ulong base = tile * seg;                                                                 \
     const uint len = base < n ? (uint)min((ulong)seg, n - base) : 0u
+#endif
 
 /* Element e of the segment in tile order, loaded (padding past len) or stored, coalesced: step q
  * moves elements q*W .. q*W + W-1. ADDR(e) is the tile address of element e. */
@@ -219,11 +266,11 @@ inline void clperm_ts_sort_col(clperm_ts_key *k, uint *p) { CLPERM_TS_NET_W }
 #define CLPERM_TS_STORE_TILE(ADDR)                                                                 \
     do {                                                                                           \
         clperm_ts_key ks[CLPERM_TS_M];                                                             \
-        uint vs[CLPERM_TS_M];                                                                      \
+        clperm_ts_val vs[CLPERM_TS_M];                                                             \
         CLPERM_TS_UNROLL for (uint q = 0; q < CLPERM_TS_M; q++) {                                  \
             uint e = q * CLPERM_TS_W + lid, p;                                                     \
             CLPERM_TS_LD_ITEM(ADDR(e), ks[q], p);                                                  \
-            vs[q] = e < len ? values[base + p] : 0u;                                               \
+            vs[q] = e < len ? values[base + p] : (clperm_ts_val)0;                                 \
         }                                                                                          \
         barrier(CLK_GLOBAL_MEM_FENCE);                                                             \
         CLPERM_TS_UNROLL for (uint q = 0; q < CLPERM_TS_M; q++) {                                  \

@@ -110,8 +110,9 @@
 #define CLPERM_TS_TP_TR_COL(s) ((s) + lid)
 #define CLPERM_TS_TP_TR_SRC(c) CLPERM_TS_TP_ADDR(c, lid)
 
-__kernel CLPERM_TS_ATTRS void clperm_partition_tile_counting(__global clperm_ts_key *keys, __global uint *values,
-                                                             ulong n, ulong seg CLPERM_TS_TRACE_PARAMS) {
+__kernel CLPERM_TS_ATTRS void
+clperm_partition_tile_counting(__global clperm_ts_key *keys, __global clperm_ts_val *values, ulong n,
+                               ulong seg CLPERM_TS_LIST_PARAMS CLPERM_TS_TRACE_PARAMS) {
     __local clperm_ts_key lkx[CLPERM_TS_T * CLPERM_TS_TILES], lky[CLPERM_TS_T * CLPERM_TS_TILES];
     __local uint llx[CLPERM_TS_T * CLPERM_TS_TILES], lly[CLPERM_TS_T * CLPERM_TS_TILES],
         lc[CLPERM_TS_TP_LABELS * CLPERM_TS_W * CLPERM_TS_TILES];

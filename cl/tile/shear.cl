@@ -27,8 +27,8 @@
 
 #if CLPERM_TS_M >= CLPERM_TS_W
 __kernel CLPERM_TS_ATTRS void
-clperm_sort_tile_shear(__global clperm_ts_key *keys, __global uint *values, ulong n,
-                       ulong seg CLPERM_TS_TRACE_PARAMS) {
+clperm_sort_tile_shear(__global clperm_ts_key *keys, __global clperm_ts_val *values, ulong n,
+                       ulong seg CLPERM_TS_LIST_PARAMS CLPERM_TS_TRACE_PARAMS) {
     CLPERM_TS_LOCAL_DECL;
     CLPERM_TS_SEGMENT;
     CLPERM_TS_TRACE_BEGIN;

@@ -114,6 +114,7 @@ clperm_status clperm_ctx_create(clperm_ctx **out, cl_context context, cl_device_
     ctx->queue = queue;
     ctx->disk_cache = clperm__diskcache_default_dir(ctx->cache_dir, sizeof ctx->cache_dir);
     ctx->lookback.epoch = 1;
+    ctx->sort_epoch = 1;
     if (!registry_add(ctx)) {
         pthread_cond_destroy(&ctx->held_released);
         pthread_mutex_destroy(&ctx->held_lock);
@@ -157,6 +158,12 @@ void clperm_ctx_free(clperm_ctx *ctx) {
     clperm__lookback_release(&ctx->lookback);
     clperm__scratch_release(&ctx->scan_partials);
     clperm__scratch_release(&ctx->shuffle_counts);
+    clperm__scratch_release(&ctx->sort_counter);
+    clperm__scratch_release(&ctx->sort_status);
+    clperm__scratch_release(&ctx->sort_hist);
+    clperm__scratch_release(&ctx->sort_bins);
+    clperm__scratch_release(&ctx->sort_counts);
+    clperm__scratch_release(&ctx->sort_segs);
     clReleaseCommandQueue(ctx->queue);
     clReleaseDevice(ctx->device);
     clReleaseContext(ctx->context);

@@ -79,6 +79,12 @@ typedef struct clperm__tuning {
     int rng_wg_size;          /* generator fills: work-items per work-group (a multiple of k) */
     int rng_k;                /* generators: default k; 0 the subgroup width (8..64, else 32) */
     int rng_kernel;           /* clperm_kernel_kind of the generator fills */
+    int sort_kernel;          /* clperm_kernel_kind of the device-wide sort */
+    int sort_wg_size;         /* its work-group kernels: work-items per work-group */
+    int sort_items_32;        /* its work-group kernels: keys per work-item, 32- and 64-bit keys */
+    int sort_items_64;
+    int sort_rank;            /* CLPERM_PARAM_SORT_RANK */
+    int sort_digit_bits;      /* bits per digit */
 } clperm__tuning;
 
 /* ---- decoupled look-back state (lookback.c, cl/common/lookback.h) ---- */
@@ -123,6 +129,16 @@ struct clperm_ctx {
     pthread_mutex_t held_lock;
     pthread_cond_t held_released;
     unsigned held;
+    /* Device-wide sort state (src/sort). */
+    clperm__scratch sort_counter; /* one uint: the Onesweep passes' dynamic tile counter */
+    clperm__scratch sort_status;  /* one u64 look-back word per tile and digit */
+    clperm__scratch sort_hist;    /* digit counts of every pass, u32 pairs; zero between sorts */
+    clperm__scratch sort_bins;    /* the scanned counts: where each digit starts */
+    clperm__scratch sort_counts;  /* reduce-then-scan: counts per tile and digit */
+    clperm__scratch sort_segs;    /* segmented sort: flags, class counts and lists */
+    uint32_t sort_tile_base;
+    uint32_t sort_epoch;
+    int sort_hist_dirty; /* 1 when sort_hist may hold counts (a sort stopped between its kernels) */
 };
 
 /* Checks that ctx is a live context and locks it. Every public function on a context starts with
@@ -170,6 +186,10 @@ int clperm__shuffle_fusion(const clperm_ctx *ctx);
 int clperm__rng_kernel(const clperm_ctx *ctx);
 /* The tile sorts' widest tile (CLPERM_PARAM_SORT_WIDTH, else the device's banks, at most 64). */
 int clperm__sort_width(const clperm_ctx *ctx);
+/* The device-wide sort's parameters (CLPERM_PARAM_SORT_ALGORITHM .. _ITEMS) as a sort of u32
+ * keys uses them: the parameter, else the device's choice (src/sort/radix.c); for serial kernels
+ * with automatic blocks, the smallest block. */
+int clperm__radix_param(const clperm_ctx *ctx, clperm_param param);
 
 /* ---- scan and shuffle internals (the context is locked by the caller) ---- */
 clperm_status clperm__scan(clperm_ctx *ctx, clperm_type type, cl_mem src, cl_mem dst, uint64_t n,

@@ -82,27 +82,35 @@ static const tuning_row tuning_table[] = {
       .scan_stage = 1, .scan_serial_u32 = 4096, .scan_serial_u64 = 2048, .scan_groups_per_cu = 4,
       .shuffle_kernel = CLPERM_KERNEL_WORK_GROUP, .shuffle_wg_size = 64, .shuffle_items = 8,
       .shuffle_serial_items = 4096, .sort_aspect = 1, .sort_auto = CLPERM_TILE_SORT_SHEAR, .rng_wg_size = 64,
-      .rng_k = 0, .rng_kernel = CLPERM_KERNEL_WORK_GROUP}},
+      .rng_k = 0, .rng_kernel = CLPERM_KERNEL_WORK_GROUP, .sort_kernel = CLPERM_KERNEL_WORK_GROUP,
+      .sort_wg_size = 64, .sort_items_32 = 8, .sort_items_64 = 8, .sort_rank = 1, .sort_digit_bits = 8}},
     {CLPERM_VENDOR_OTHER, CL_DEVICE_TYPE_GPU, NULL, "GPUs not measured: work-groups of 256",
-     {.scan_wg_size = 256, .scan_items_u32 = 9, .scan_items_u64 = 5, .shuffle_wg_size = 256, .rng_wg_size = 256}},
+     {.scan_wg_size = 256, .scan_items_u32 = 9, .scan_items_u64 = 5, .shuffle_wg_size = 256, .rng_wg_size = 256,
+      .sort_wg_size = 256, .sort_items_32 = 12}},
     {CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL,
      "Scan, Shuffle, Tile sorts (segments of 256: 8 x 32, m >= 4w), Generators on the NVIDIA H200",
      {.scan_items_u32 = 31, .scan_items_u64 = 15, .scan_groups_per_cu = 8, .shuffle_items = 8, .sort_aspect = 4}},
+    {CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL,
+     "not measured yet: the device-wide sort's tiles of 256 x 16 (u32) and 256 x 12 (u64), Onesweep's tile size",
+     {.sort_items_32 = 16, .sort_items_64 = 12}},
     {CLPERM_VENDOR_AMD, CL_DEVICE_TYPE_GPU, NULL, "not measured: scan tiles sized for 64-wide wavefronts",
-     {.scan_items_u32 = 15, .scan_items_u64 = 7, .scan_groups_per_cu = 8, .shuffle_items = 16}},
+     {.scan_items_u32 = 15, .scan_items_u64 = 7, .scan_groups_per_cu = 8, .shuffle_items = 16,
+      .sort_items_32 = 16}},
     {CLPERM_VENDOR_INTEL, CL_DEVICE_TYPE_GPU, NULL, "not measured",
      {.scan_items_u32 = 11, .scan_groups_per_cu = 8}},
     {CLPERM_VENDOR_OTHER, CL_DEVICE_TYPE_CPU, NULL,
      "Scan, Shuffle, Tile sorts, Generators on PoCL 3.1 (serial kernels; bitonic, as a CPU has no banks)",
      {.scan_kernel = CLPERM_KERNEL_SERIAL, .scan_items_u32 = 16, .scan_items_u64 = 16, .scan_stage = -1,
       .scan_serial_u32 = 8192, .scan_serial_u64 = 4096, .shuffle_kernel = CLPERM_KERNEL_SERIAL,
-      .shuffle_items = 16, .sort_auto = CLPERM_TILE_SORT_BITONIC, .rng_k = 32, .rng_kernel = CLPERM_KERNEL_SERIAL}},
+      .shuffle_items = 16, .sort_auto = CLPERM_TILE_SORT_BITONIC, .rng_k = 32, .rng_kernel = CLPERM_KERNEL_SERIAL,
+      .sort_kernel = CLPERM_KERNEL_SERIAL}},
     {CLPERM_VENDOR_OCLGRIND, 0, NULL, "a simulator, whatever type it reports: small work-group tiles keep the tests short",
      {.scan_kernel = CLPERM_KERNEL_WORK_GROUP, .scan_wg_size = 64, .scan_items_u32 = 4, .scan_items_u64 = 4,
       .scan_stage = 1, .scan_serial_u32 = 256, .scan_serial_u64 = 256, .scan_groups_per_cu = 2,
       .shuffle_kernel = CLPERM_KERNEL_WORK_GROUP, .shuffle_wg_size = 64, .shuffle_items = 4,
       .shuffle_serial_items = 256, .sort_auto = CLPERM_TILE_SORT_SHEAR, .rng_wg_size = 64, .rng_k = 8,
-      .rng_kernel = CLPERM_KERNEL_WORK_GROUP}},
+      .rng_kernel = CLPERM_KERNEL_WORK_GROUP, .sort_kernel = CLPERM_KERNEL_WORK_GROUP, .sort_wg_size = 64,
+      .sort_items_32 = 4, .sort_items_64 = 4}},
 };
 
 static int row_matches(const tuning_row *r, const clperm_profile *p) {
@@ -118,7 +126,8 @@ static int row_matches(const tuning_row *r, const clperm_profile *p) {
 #define TUNING_FIELDS(X)                                                                           \
     X(scan_kernel) X(scan_wg_size) X(scan_items_u32) X(scan_items_u64) X(scan_stage) X(scan_serial_u32)  \
     X(scan_serial_u64) X(scan_groups_per_cu) X(shuffle_kernel) X(shuffle_wg_size) X(shuffle_items)        \
-    X(shuffle_serial_items) X(sort_aspect) X(sort_auto) X(rng_wg_size) X(rng_k) X(rng_kernel)
+    X(shuffle_serial_items) X(sort_aspect) X(sort_auto) X(rng_wg_size) X(rng_k) X(rng_kernel) X(sort_kernel)   \
+    X(sort_wg_size) X(sort_items_32) X(sort_items_64) X(sort_rank) X(sort_digit_bits)
 
 void clperm__tuning_init(const clperm_profile *p, clperm__tuning *t) {
     memset(t, 0, sizeof *t);
@@ -224,6 +233,12 @@ int clperm__param_value(const clperm_ctx *ctx, clperm_param param) {
     case CLPERM_PARAM_SHUFFLE_ITEMS: return clperm__shuffle_items(ctx);
     case CLPERM_PARAM_SORT_WIDTH: return clperm__sort_width(ctx);
     case CLPERM_PARAM_RNG_KERNEL: return clperm__rng_kernel(ctx);
+    case CLPERM_PARAM_SORT_ALGORITHM:
+    case CLPERM_PARAM_SORT_KERNEL:
+    case CLPERM_PARAM_SORT_RANK:
+    case CLPERM_PARAM_SORT_DIGIT_BITS:
+    case CLPERM_PARAM_SORT_WG_SIZE:
+    case CLPERM_PARAM_SORT_ITEMS: return clperm__radix_param(ctx, param);
     default: return ctx->params[param];
     }
 }

@@ -10,7 +10,9 @@ size_t clperm_key_size(clperm_key_type type) {
     case CLPERM_KEY_U32:
     case CLPERM_KEY_I32:
     case CLPERM_KEY_F32: return 4;
-    case CLPERM_KEY_U64: return 8;
+    case CLPERM_KEY_U64:
+    case CLPERM_KEY_I64:
+    case CLPERM_KEY_F64: return 8;
     default: return 0;
     }
 }
@@ -20,6 +22,8 @@ static uint64_t key_to_ordered(clperm_key_type type, uint64_t k) {
     switch (type) {
     case CLPERM_KEY_I32: return k ^ 0x80000000u;
     case CLPERM_KEY_F32: return (k & 0x80000000u) ? (~k & 0xFFFFFFFFu) : (k | 0x80000000u);
+    case CLPERM_KEY_I64: return k ^ (UINT64_C(1) << 63);
+    case CLPERM_KEY_F64: return (k >> 63) ? ~k : (k | (UINT64_C(1) << 63));
     default: return k;
     }
 }

@@ -38,6 +38,18 @@ clperm_status clperm__partition_plan(const clperm_ctx *ctx, clperm_key_type type
     return clperm__sort_plan(ctx, type, with_values, segment, algorithm, shift, bits, trace, p);
 }
 
+clperm_status clperm__tile_partition(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values, uint64_t n,
+                                     uint64_t segment, unsigned shift, unsigned bits, cl_uint num_events,
+                                     const cl_event *events, cl_event *event) {
+    clperm__tile_plan p;
+    CLPERM_TRY(clperm__partition_plan(ctx, type, values != NULL, segment, shift, bits, CLPERM_TILE_SORT_AUTO, 0, &p));
+    return clperm__segments_run(ctx, &p, type, keys, values, n, segment, num_events, events, event);
+}
+
+uint64_t clperm__tile_partition_max(const clperm_ctx *ctx, clperm_key_type type) {
+    return clperm__sort_segment_max(ctx, type, 1, CLPERM_TILE_SORT_AUTO);
+}
+
 clperm_status clperm_partition_segment_max(clperm_ctx *ctx, clperm_key_type type, unsigned bits,
                                            clperm_tile_sort algorithm, uint64_t *out) {
     CLPERM_RETURN_IF(!out || bits == 0 || bits > 8 || (unsigned)algorithm > CLPERM_TILE_SORT_AS_WIDE,

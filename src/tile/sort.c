@@ -1,5 +1,7 @@
 /* Tile sorts of segments in local memory: their programs, plans and launches. The stable
  * partitions run the same kernels on (label, position) (partition.c). */
+#include <string.h>
+
 #include "tile.h"
 
 /* The programs of the tile sorts: the texts each compiles, in order (the plan's networks, the
@@ -126,6 +128,45 @@ clperm_status clperm_sort_tile_shape(clperm_ctx *ctx, clperm_key_type type, int 
     if (st == CLPERM_SUCCESS) *out = p.shape;
     clperm__ctx_leave(ctx);
     return st;
+}
+
+clperm_status clperm__tile_sort(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values, uint64_t n,
+                                uint64_t segment, cl_uint num_events, const cl_event *events, cl_event *event) {
+    clperm__tile_plan p;
+    CLPERM_TRY(clperm__sort_plan(ctx, type, values != NULL, segment, CLPERM_TILE_SORT_AUTO, 0, 0, 0, &p));
+    return clperm__segments_run(ctx, &p, type, keys, values, n, segment, num_events, events, event);
+}
+
+uint64_t clperm__tile_sort_max(const clperm_ctx *ctx, clperm_key_type type, int with_values) {
+    return clperm__sort_segment_max(ctx, type, with_values, CLPERM_TILE_SORT_AUTO);
+}
+
+clperm_status clperm__tile_sort_list(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values,
+                                     size_t value_bytes, cl_mem list, uint64_t first, uint64_t count, uint64_t segment,
+                                     int descending) {
+    clperm__tile_plan p;
+    cl_kernel k;
+    CLPERM_TRY(clperm__sort_plan(ctx, type, value_bytes != 0, segment, CLPERM_TILE_SORT_AUTO, 0, 0, 0, &p));
+    clperm__buf o = {p.options, sizeof p.options, strlen(p.options), 0};
+    clperm__buf_add(&o, " -DCLPERM_TS_LIST=1 -DCLPERM_TS_FLIP=%d -DCLPERM_TS_VALUE64=%d", descending != 0,
+                    value_bytes == 8);
+    CLPERM_TRY(clperm__buf_status(&o));
+    CLPERM_TRY(clperm__tile_plan_kernel(ctx, &p, &k));
+    uint64_t groups = (count + p.shape.tiles_per_group - 1) / p.shape.tiles_per_group;
+    size_t local = (size_t)p.shape.w * p.shape.tiles_per_group;
+    CLPERM_RETURN_IF(groups > SIZE_MAX / local, CLPERM_ERROR_SIZE_OVERFLOW);
+    cl_mem v = values ? values : keys;
+    cl_ulong cnt = count, seg = segment, f = first;
+    clperm__args a = {k, 0, CL_SUCCESS};
+    CLPERM__ARG(a, keys);
+    CLPERM__ARG(a, v);
+    CLPERM__ARG(a, cnt);
+    CLPERM__ARG(a, seg);
+    CLPERM__ARG(a, list);
+    CLPERM__ARG(a, f);
+    CLPERM_TRY(a.err);
+    size_t global = (size_t)groups * local;
+    return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
 }
 
 static clperm_status sort_checked(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values, uint64_t n,

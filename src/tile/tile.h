@@ -33,7 +33,7 @@ typedef struct clperm__tile_plan {
     clperm_tile_shape shape;
     uint32_t super; /* the counting partition: rows per super-row (Corollary 1 w, Theorem 1 sqrt(w)) */
     const clperm__tile_program *program;
-    char options[256];
+    char options[384];
     char networks[32768]; /* the register sorting networks, the first of the program's texts */
 } clperm__tile_plan;
 
@@ -101,6 +101,27 @@ clperm_status clperm__transpose_plan(const clperm_ctx *ctx, clperm_type type, ui
 clperm_status clperm__transpose_launch(clperm_ctx *ctx, const clperm__tile_plan *p, cl_mem src, cl_mem dst,
                                        uint64_t count, cl_uint num_events, const cl_event *events,
                                        cl_event *event);
+
+/* ---- the tile operations the device-wide and segmented sorts (src/sort) run, unchecked ---- */
+
+/* The stable partition of each segment of `segment` keys by the label of `bits` bits at `shift`,
+ * with the device's default tile algorithm (the presorted ranking's step); the largest segment it
+ * takes for `type` with u32 values. */
+clperm_status clperm__tile_partition(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values, uint64_t n,
+                                     uint64_t segment, unsigned shift, unsigned bits, cl_uint num_events,
+                                     const cl_event *events, cl_event *event);
+uint64_t clperm__tile_partition_max(const clperm_ctx *ctx, clperm_key_type type);
+/* The tile sort of segments of `segment` keys (CLPERM_TILE_SORT_AUTO), and its largest segment:
+ * the segmented sort's uniform segments. */
+clperm_status clperm__tile_sort(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values, uint64_t n,
+                                uint64_t segment, cl_uint num_events, const cl_event *events, cl_event *event);
+uint64_t clperm__tile_sort_max(const clperm_ctx *ctx, clperm_key_type type, int with_values);
+/* The tile sort (CLPERM_TILE_SORT_AUTO) of the listed segments: entries [first, first + count) of
+ * `list`, two u64 each (first key, length <= segment), descending or not, with u32 or u64 values
+ * (value_bytes 4 or 8) or none: the segmented sort's short segments, one size class a call. */
+clperm_status clperm__tile_sort_list(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values,
+                                     size_t value_bytes, cl_mem list, uint64_t first, uint64_t count, uint64_t segment,
+                                     int descending);
 
 /* ---- the bank-conflict trace (trace.c) ----
  * A kernel built to trace (cl/tile/common.h: -DCLPERM_TS_TRACE=1, every local-memory access

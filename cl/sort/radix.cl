@@ -1,0 +1,658 @@
+/*
+ * Device-wide LSD radix sort, work-group kernels. Compiled after cl/common/subgroup.h,
+ * cl/sort/sort_key.h and cl/sort/radix_types.h (the key, value and count options; R = 2^BITS
+ * digits).
+ *
+ * Required: CLPERM_SORT_ITEMS (keys per work-item per tile), CLPERM_SORT_RANK (how a tile ranks
+ * its keys, below). Optional: CLPERM_SORT_ATOM64 (1: the look-back
+ * words through cl_khr_int64_base_atomics; 0: volatile 64-bit loads and stores, which NVIDIA
+ * makes single accesses), CLPERM_SORT_SUB (rank 3: keys per partitioned sub-segment),
+ * CLPERM_SORT_TRACE (record local-memory accesses).
+ *
+ * A key's digit is `bits` bits of its order-preserving form (sort_key.h, masks pos_xor and
+ * neg_xor, which also make a descending sort) from `shift` up. A tile is WG * ITEMS keys.
+ *
+ * Kernels:
+ *   clperm_radix_histogram  counts of every pass's digits over all keys at once (Onesweep's
+ *                           first pass): per work-group in local memory, then added into
+ *                           global u32 pairs (low word, carry into the high word).
+ *   clperm_radix_bins       one work-group per pass: the exclusive scan of the pass's digit
+ *                           counts (where each digit starts in the output); zeroes the counts.
+ *   clperm_radix_onesweep   one pass: tiles in the order a counter hands them out; each ranks its
+ *                           keys by digit in local memory, publishes its digit counts, looks back
+ *                           over earlier tiles' (decoupled look-back, one digit per work-item),
+ *                           and writes its keys (and values) out, each digit's keys together.
+ *   clperm_radix_count      reduce-then-scan: the digit counts of each tile, digit-major.
+ *   clperm_radix_scatter    reduce-then-scan: the Onesweep pass with the tile's offsets read from
+ *                           the scanned counts instead of looked back for.
+ *
+ * Ranking a tile (CLPERM_SORT_RANK):
+ *   1  subgroup votes: subgroup s takes keys s*W*ITEMS .. (s+1)*W*ITEMS - 1, W a round. For
+ *      each key, one ballot per digit bit gives the lanes holding the same digit (match); its
+ *      rank among them is the count of matching lanes below; the highest matching lane adds the
+ *      match count to the subgroup's counter of that digit and hands the old count to the
+ *      others. A scan over (digit, subgroup) counters then gives each key its rank in the tile.
+ *   2  the same with NVIDIA's match.any.sync (sm_70 and later) instead of the ballots.
+ *   3  presorted: a tile sort's stable partition (cl/tile) has already ordered every
+ *      sub-segment of CLPERM_SORT_SUB keys by digit; the tile reads where each digit's run
+ *      starts and ends in each sub-segment instead of ranking.
+ * Keys are stable in every form: the rank of a key among keys of its digit is the count of such
+ * keys before it in the tile, and tiles are placed in order.
+ */
+#ifndef CLPERM_SORT_ITEMS
+#error "CLPERM_SORT_ITEMS must be defined"
+#endif
+#ifndef CLPERM_SORT_RANK
+#define CLPERM_SORT_RANK 1
+#endif
+#ifndef CLPERM_SORT_ATOM64
+#define CLPERM_SORT_ATOM64 1
+#endif
+#ifndef CLPERM_SORT_TRACE
+#define CLPERM_SORT_TRACE 0
+#endif
+/* 1 (GPUs): loops over a work-item's keys unroll, so that its keys stay in registers. 0 (CPUs, and
+ * simulators): they stay loops, which compile much faster where barriers split them. */
+#ifndef CLPERM_SORT_UNROLL
+#define CLPERM_SORT_UNROLL 1
+#endif
+#if CLPERM_SORT_UNROLL
+#define SORT_UNROLL _Pragma("unroll")
+#else
+#define SORT_UNROLL
+#endif
+#if CLPERM_SORT_RANK == 2 && CLPERM_SG_IMPL != CLPERM_SG_USE_PTX
+#error "match.any ranking needs the PTX subgroup implementation"
+#endif
+#if CLPERM_SORT_RANK == 3 && !defined(CLPERM_SORT_SUB)
+#error "presorted ranking needs CLPERM_SORT_SUB"
+#endif
+
+#if CLPERM_SORT_ATOM64
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#endif
+
+#if CLPERM_SG_WIDTH > 32
+typedef ulong sort_mask;
+#define SORT_MASK_BITS 64
+#else
+typedef uint sort_mask;
+#define SORT_MASK_BITS 32
+#endif
+#define SORT_FULL_MASK ((sort_mask)(~(sort_mask)0) >> (SORT_MASK_BITS - CLPERM_SG_WIDTH))
+
+#define SORT_WG CLPERM_WG_SIZE
+#define SORT_ITEMS CLPERM_SORT_ITEMS
+#define SORT_TILE (SORT_WG * SORT_ITEMS)
+#define SORT_NSG (SORT_WG / CLPERM_SG_WIDTH)
+#define SORT_PASSES_MAX ((SORT_KEY_BITS + CLPERM_SORT_BITS - 1) / CLPERM_SORT_BITS)
+/* Digits per work-item where each takes a run of them. */
+#define SORT_PER ((SORT_R + SORT_WG - 1) / SORT_WG)
+
+/* Local memory shared by the ranking (per-subgroup digit counters, or the presorted ranking's
+ * run bounds) and the exchange that reorders keys and then values: 8-byte words. */
+#define SORT_MAX2(a, b) ((a) > (b) ? (a) : (b))
+#if CLPERM_SORT_RANK == 3
+#define SORT_NSUB (SORT_TILE / CLPERM_SORT_SUB)
+#define SORT_RANK_BYTES (2 * SORT_NSUB * SORT_R * 4 + SORT_TILE * 4)
+#else
+#define SORT_RANK_BYTES (SORT_NSG * SORT_R * 4)
+#endif
+#define SORT_LDS_BYTES                                                                             \
+    SORT_MAX2(SORT_RANK_BYTES, SORT_TILE * SORT_MAX2((int)sizeof(sort_key), CLPERM_SORT_VALUE_BYTES))
+#define SORT_LDS_WORDS ((SORT_LDS_BYTES + 7) / 8)
+
+/* The digit of key k; mask = 2^bits - 1. */
+#define SORT_DIGIT(k, pos_xor, neg_xor, shift, mask)                                               \
+    ((uint)(CLPERM_SORT_ORDER((k), SORT_KEY_BITS, (pos_xor), (neg_xor)) >> (shift)) & (mask))
+
+/* ---- the bank-conflict trace ------------------------------------------------------------------
+ * In a trace build every local-memory access of the ranking and the exchange goes through
+ * SORT_NOTE_F with its 32-bit word address (arrays at fixed bases, below): work-item g writes
+ * record[1 + s] = the address of its step s (SORT_IDLE when it made none while its subgroup did)
+ * and record[0] = its step count. Work-items of a subgroup run the same steps. */
+#define SORT_IDLE 0xFFFFFFFFu
+#define SORT_TB_LDS 0u
+#define SORT_TB_TCOUNT (SORT_LDS_WORDS * 2u)
+#define SORT_TB_TSTART (SORT_TB_TCOUNT + SORT_R)
+#define SORT_TB_BASE (SORT_TB_TSTART + SORT_R)
+#if CLPERM_SORT_TRACE
+#define SORT_TRACE_PARAMS , __global uint *sort_trace, uint sort_trace_cap
+#define SORT_TRACE_BEGIN                                                                           \
+    __global uint *sort_rec = sort_trace + get_global_id(0) * (sort_trace_cap + 1);                 \
+    uint sort_step = 0
+#define SORT_TRACE_END sort_rec[0] = sort_step
+/* In sort_tile, which gets the record, the step counter and the cap as parameters. */
+#define SORT_NOTE_F(addr)                                                                          \
+    (*sort_step_p < sort_trace_cap_f ? (sort_rec[1 + *sort_step_p] = (uint)(addr)) : 0u, (*sort_step_p)++)
+#else
+#define SORT_TRACE_PARAMS
+#define SORT_TRACE_BEGIN
+#define SORT_TRACE_END
+#endif
+
+/* ---- look-back words ----------------------------------------------------------------------
+ * status[tile * R + digit] = epoch << 40 | flag << 38 | count: flag 1 the tile's count of the
+ * digit, 2 the count over tiles 0 .. tile (inclusive prefix). A word of another epoch reads as
+ * not yet published, so the words need no clearing between passes and calls. */
+#define SORT_FLAG_AGG 1ul
+#define SORT_FLAG_INCL 2ul
+#define SORT_COUNT_MASK ((1ul << 38) - 1ul)
+
+inline void sort_publish(volatile __global ulong *p, uint epoch, ulong flag, ulong count) {
+    ulong w = ((ulong)epoch << 40) | (flag << 38) | count;
+#if CLPERM_SORT_ATOM64
+    atom_xchg(p, w);
+#else
+    *p = w;
+#endif
+}
+
+inline ulong sort_peek(volatile __global ulong *p) {
+#if CLPERM_SORT_ATOM64
+    return atom_add(p, 0ul);
+#else
+    return *p;
+#endif
+}
+
+/* Publishes `count` for digit word p of tile `tile`, walks back over earlier tiles' words of the
+ * digit (stride R) to the nearest inclusive prefix, publishes this tile's, and returns the count
+ * of the digit over earlier tiles. */
+inline ulong sort_look_back(volatile __global ulong *p, uint tile, ulong count, uint epoch) {
+    if (tile == 0) {
+        sort_publish(p, epoch, SORT_FLAG_INCL, count);
+        return 0;
+    }
+    sort_publish(p, epoch, SORT_FLAG_AGG, count);
+    ulong excl = 0;
+    volatile __global ulong *q = p;
+    for (uint t = tile; t > 0; t--) {
+        q -= SORT_R;
+        ulong w;
+        do {
+            w = sort_peek(q);
+        } while ((uint)(w >> 40) != epoch);
+        excl += w & SORT_COUNT_MASK;
+        if (((w >> 38) & 3ul) == SORT_FLAG_INCL) break;
+    }
+    sort_publish(p, epoch, SORT_FLAG_INCL, excl + count);
+    return excl;
+}
+
+/* ---- work-group helpers ------------------------------------------------------------------- */
+
+/* out[d] = in[0] + ... + in[d-1] for d < R (each work-item a run of SORT_PER digits); the total
+ * goes to *total. in and out may be the same. Ends with a barrier. */
+inline void sort_scan_digits(__local uint *in, __local uint *out, __local uint *sg_tot, __local ulong *scr,
+                             uint *total) {
+    uint lid = (uint)get_local_id(0), first = lid * SORT_PER, sum = 0;
+    for (uint i = 0; i < SORT_PER; i++) sum += first + i < SORT_R ? in[first + i] : 0u;
+    uint incl = clperm_sg_scan_incl_add_u32(sum, scr);
+    barrier(CLK_LOCAL_MEM_FENCE); /* in[] read; earlier readers of sg_tot are done */
+    if (clperm_sg_lane() == clperm_sg_size() - 1) sg_tot[clperm_sg_id()] = incl;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint run = incl - sum, tot = 0;
+    for (uint s = 0; s < clperm_sg_count(); s++) {
+        uint t = sg_tot[s];
+        run += s < clperm_sg_id() ? t : 0u;
+        tot += t;
+    }
+    *total = tot;
+    for (uint i = 0; i < SORT_PER; i++)
+        if (first + i < SORT_R) {
+            uint x = in[first + i];
+            out[first + i] = run;
+            run += x;
+        }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* ---- histogram of every pass ---------------------------------------------------------------- */
+
+/* hist[2 * (p * R + d)] and [... + 1]: the low and high words of the count of digit d in pass p,
+ * for the passes over bits [lo, hi). */
+__kernel CLPERM_KERNEL_ATTRS void clperm_radix_histogram(const __global sort_key *keys, ulong off, ulong n,
+                                                         ulong pos_xor, ulong neg_xor, uint lo, uint hi,
+                                                         __global uint *hist) {
+    __local uint lh[SORT_PASSES_MAX * SORT_R];
+    const uint lid = (uint)get_local_id(0), passes = (hi - lo + CLPERM_SORT_BITS - 1) / CLPERM_SORT_BITS;
+    const sort_key px = (sort_key)pos_xor, nx = (sort_key)neg_xor;
+    keys += off;
+    for (uint i = lid; i < passes * SORT_R; i += SORT_WG) lh[i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const ulong stride = (ulong)get_num_groups(0) * SORT_TILE;
+    for (ulong base = (ulong)get_group_id(0) * SORT_TILE; base < n; base += stride) {
+        sort_key k[SORT_ITEMS];
+        uint valid = (uint)min((ulong)SORT_TILE, n - base);
+SORT_UNROLL
+        for (uint j = 0; j < SORT_ITEMS; j++) {
+            uint e = j * SORT_WG + lid;
+            k[j] = e < valid ? keys[base + e] : (sort_key)0;
+        }
+        for (uint p = 0; p < passes; p++) {
+            uint shift = lo + p * CLPERM_SORT_BITS, bits = min((uint)CLPERM_SORT_BITS, hi - shift);
+            uint mask = (1u << bits) - 1u;
+SORT_UNROLL
+            for (uint j = 0; j < SORT_ITEMS; j++)
+                if (j * SORT_WG + lid < valid) atomic_inc(&lh[p * SORT_R + SORT_DIGIT(k[j], px, nx, shift, mask)]);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = lid; i < passes * SORT_R; i += SORT_WG) {
+        uint c = lh[i];
+        if (c) {
+            uint old = atomic_add(&hist[2 * i], c);
+            if (old + c < old) atomic_inc(&hist[2 * i + 1]);
+        }
+    }
+}
+
+/* Work-group p: bins[p * R + d] = the count of pass p's digits below d, from hist, which it
+ * leaves zero for the next sort. */
+__kernel CLPERM_KERNEL_ATTRS void clperm_radix_bins(__global uint *hist, __global ulong *bins) {
+    __local ulong lb[SORT_R];
+    const uint lid = (uint)get_local_id(0);
+    __global uint *h = hist + 2 * (ulong)get_group_id(0) * SORT_R;
+    for (uint d = lid; d < SORT_R; d += SORT_WG) {
+        lb[d] = (ulong)h[2 * d] | ((ulong)h[2 * d + 1] << 32);
+        h[2 * d] = 0;
+        h[2 * d + 1] = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        ulong run = 0;
+        for (uint d = 0; d < SORT_R; d++) {
+            ulong c = lb[d];
+            lb[d] = run;
+            run += c;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = lid; d < SORT_R; d += SORT_WG) bins[(ulong)get_group_id(0) * SORT_R + d] = lb[d];
+}
+
+/* ---- reduce-then-scan counts ---------------------------------------------------------------- */
+
+/* counts[d * tiles + t] = the keys of digit d in tile t (block is unused: the serial kernels' block
+ * length). */
+__kernel CLPERM_KERNEL_ATTRS void clperm_radix_count(const __global sort_key *keys, ulong off, ulong n,
+                                                     ulong pos_xor, ulong neg_xor, uint shift, uint bits,
+                                                     __global sort_count *counts, uint tiles, ulong block) {
+    __local uint lh[SORT_R];
+    const uint lid = (uint)get_local_id(0), tile = (uint)get_group_id(0), mask = (1u << bits) - 1u;
+    const sort_key px = (sort_key)pos_xor, nx = (sort_key)neg_xor;
+    const ulong base = (ulong)tile * SORT_TILE;
+    const uint valid = (uint)min((ulong)SORT_TILE, n - base);
+    keys += off;
+    (void)block;
+    for (uint d = lid; d < SORT_R; d += SORT_WG) lh[d] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+SORT_UNROLL
+    for (uint j = 0; j < SORT_ITEMS; j++) {
+        uint e = j * SORT_WG + lid;
+        if (e < valid) atomic_inc(&lh[SORT_DIGIT(keys[base + e], px, nx, shift, mask)]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = lid; d < SORT_R; d += SORT_WG) counts[(ulong)d * tiles + tile] = lh[d];
+}
+
+/* ---- a tile's pass ---------------------------------------------------------------------------
+ * sort_tile ranks the tile's keys, gets each digit's output position from `prefix` (look-back or
+ * scanned counts, below), and writes keys and values out. */
+
+#define SORT_PREFIX_LOOKBACK 1
+#define SORT_PREFIX_COUNTS 2
+#define SORT_PREFIX_LOCAL 3 /* run[d]: where the digit's next key goes; advanced past the tile */
+
+#if CLPERM_SORT_RANK != 3
+/* The lanes of the subgroup whose key has digit d. */
+inline sort_mask sort_match(uint d, __local ulong *scr) {
+#if CLPERM_SORT_RANK == 2
+    uint m;
+    asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(d));
+    return m;
+#else
+    sort_mask m = SORT_FULL_MASK;
+SORT_UNROLL
+    for (uint b = 0; b < CLPERM_SORT_BITS; b++) {
+        int bit = (d >> b) & 1u;
+        sort_mask v = (sort_mask)clperm_sg_ballot(bit, scr);
+        m &= bit ? v : ~v;
+    }
+    return m;
+#endif
+}
+
+/* Subgroup barrier with local-memory ordering, the form each implementation has. */
+inline void sort_sg_sync(__local ulong *scr) {
+#if CLPERM_SG_IMPL == CLPERM_SG_USE_PTX
+    asm volatile("bar.warp.sync -1;" ::: "memory");
+#elif CLPERM_SG_IMPL == CLPERM_SG_USE_KHR
+    sub_group_barrier(CLK_LOCAL_MEM_FENCE);
+#else
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+    (void)scr;
+}
+#endif
+
+inline void
+sort_tile(const __global sort_key *kin, __global sort_key *kout, const __global sort_val *vin,
+          __global sort_val *vout, ulong n, sort_key px, sort_key nx, uint shift, uint bits, uint label_xor,
+          uint tile, int prefix, volatile __global ulong *status, uint epoch, const __global ulong *bins,
+          const __global sort_count *offsets, uint tiles, __local ulong *run, __local ulong *lds,
+          __local uint *tcount, __local uint *tstart, __local ulong *obase, __local uint *sg_tot,
+          __local ulong *scr
+#if CLPERM_SORT_TRACE
+          , __global uint *sort_rec, uint *sort_step_p, uint sort_trace_cap_f
+#endif
+) {
+    const uint lid = (uint)get_local_id(0), mask = (1u << bits) - 1u;
+    const ulong base = (ulong)tile * SORT_TILE;
+    const uint valid = (uint)min((ulong)SORT_TILE, n - base);
+    __local uint *lw = (__local uint *)lds;
+    uint total;
+    (void)label_xor, (void)vin, (void)vout;
+#if CLPERM_SORT_TRACE
+    (void)sort_rec, (void)sort_step_p, (void)sort_trace_cap_f;
+#endif
+#if CLPERM_SORT_TRACE
+#define SORT_T(addr) SORT_NOTE_F(addr)
+#else
+#define SORT_T(addr) 0u
+#endif
+    /* key j of this work-item is tile element pos[j]; rank[j] its place in the tile's order. */
+    sort_key key[SORT_ITEMS];
+    uint dig[SORT_ITEMS], rank[SORT_ITEMS];
+#if CLPERM_SORT_RANK != 3
+    const uint sg = clperm_sg_id(), lane = clperm_sg_lane();
+#define SORT_POS(j) (sg * (CLPERM_SG_WIDTH * SORT_ITEMS) + (j) * CLPERM_SG_WIDTH + lane)
+    const sort_mask below = ((sort_mask)1 << lane) - (sort_mask)1;
+    __local uint *cnt = lw + sg * SORT_R; /* this subgroup's digit counters */
+    for (uint i0 = 0; i0 < SORT_NSG * SORT_R; i0 += SORT_WG) {
+        uint i = i0 + lid;
+        if (i < SORT_NSG * SORT_R) {
+            SORT_T(SORT_TB_LDS + i);
+            lw[i] = 0;
+        } else {
+            SORT_T(SORT_IDLE);
+        }
+    }
+SORT_UNROLL
+    for (uint j = 0; j < SORT_ITEMS; j++) {
+        uint e = SORT_POS(j);
+        key[j] = e < valid ? kin[base + e] : (sort_key)0;
+        dig[j] = e < valid ? SORT_DIGIT(key[j], px, nx, shift, mask) : mask; /* padding sorts last */
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* Rank within the subgroup, round by round. */
+SORT_UNROLL
+    for (uint j = 0; j < SORT_ITEMS; j++) {
+        uint d = dig[j];
+        sort_mask m = sort_match(d, scr);
+        uint leader = (uint)(SORT_MASK_BITS - 1) - (uint)clz(m), old = 0;
+        if (lane == leader) {
+            SORT_T(SORT_TB_LDS + sg * SORT_R + d);
+            old = cnt[d];
+            SORT_T(SORT_TB_LDS + sg * SORT_R + d);
+            cnt[d] = old + (uint)popcount(m);
+        } else {
+            SORT_T(SORT_IDLE);
+            SORT_T(SORT_IDLE);
+        }
+        old = clperm_sg_shuffle_u32(old, leader, scr);
+        rank[j] = old + (uint)popcount(m & below);
+        sort_sg_sync(scr);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* Per digit: the subgroups' counts become their exclusive prefixes; the tile's count. */
+    for (uint d0 = 0; d0 < SORT_R; d0 += SORT_WG) {
+        uint d = d0 + lid;
+        if (d < SORT_R) {
+            uint acc = 0;
+            for (uint s = 0; s < SORT_NSG; s++) {
+                SORT_T(SORT_TB_LDS + s * SORT_R + d);
+                uint c = lw[s * SORT_R + d];
+                SORT_T(SORT_TB_LDS + s * SORT_R + d);
+                lw[s * SORT_R + d] = acc;
+                acc += c;
+            }
+            SORT_T(SORT_TB_TCOUNT + d);
+            tcount[d] = acc;
+        } else {
+            for (uint s = 0; s < 2 * SORT_NSG + 1; s++) SORT_T(SORT_IDLE);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    sort_scan_digits(tcount, tstart, sg_tot, scr, &total);
+SORT_UNROLL
+    for (uint j = 0; j < SORT_ITEMS; j++) {
+        SORT_T(SORT_TB_TSTART + dig[j]);
+        SORT_T(SORT_TB_LDS + sg * SORT_R + dig[j]);
+        rank[j] += tstart[dig[j]] + cnt[dig[j]];
+    }
+#else /* presorted */
+#define SORT_POS(j) ((j) * SORT_WG + lid)
+    /* Per sub-segment and label: where its run starts and ends (both 0 when absent). The labels
+     * of the tile's keys go to lab[] to find the runs' edges. */
+    __local uint *rstart = lw, *rend = lw + SORT_NSUB * SORT_R, *lab = lw + 2 * SORT_NSUB * SORT_R;
+    for (uint i = lid; i < 2 * SORT_NSUB * SORT_R; i += SORT_WG) lw[i] = 0;
+SORT_UNROLL
+    for (uint j = 0; j < SORT_ITEMS; j++) {
+        uint e = SORT_POS(j);
+        key[j] = e < valid ? kin[base + e] : (sort_key)0;
+        dig[j] = e < valid ? SORT_DIGIT(key[j], px, nx, shift, mask) : mask;
+        lab[e] = dig[j] ^ label_xor;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+SORT_UNROLL
+    for (uint j = 0; j < SORT_ITEMS; j++) {
+        uint e = SORT_POS(j), s = e / CLPERM_SORT_SUB, q = e % CLPERM_SORT_SUB, l = lab[e];
+        if (e < valid) {
+            if (q == 0 || lab[e - 1] != l) rstart[s * SORT_R + l] = q;
+            if (q == CLPERM_SORT_SUB - 1 || e + 1 == valid || lab[e + 1] != l) rend[s * SORT_R + l] = q + 1;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* Per digit: the tile's count; rend[] becomes what a key adds to its place in its
+     * sub-segment to get its rank among the tile's keys of its digit. */
+    for (uint d = lid; d < SORT_R; d += SORT_WG) {
+        uint l = d ^ label_xor, acc = 0;
+        for (uint s = 0; s < SORT_NSUB; s++) {
+            uint a = rstart[s * SORT_R + l], c = rend[s * SORT_R + l] - a;
+            rend[s * SORT_R + l] = acc - a;
+            acc += c;
+        }
+        tcount[d] = acc;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    sort_scan_digits(tcount, tstart, sg_tot, scr, &total);
+SORT_UNROLL
+    for (uint j = 0; j < SORT_ITEMS; j++) {
+        uint e = SORT_POS(j);
+        rank[j] = tstart[dig[j]] + rend[(e / CLPERM_SORT_SUB) * SORT_R + (dig[j] ^ label_xor)] + e % CLPERM_SORT_SUB;
+    }
+#endif
+#if CLPERM_SORT_RANK != 3
+    /* Keys to their tile ranks in local memory, where the counters just read were (hence the
+     * barrier), before the look-back: the writes overlap its wait. */
+    __local sort_key *xk = (__local sort_key *)lds;
+    const uint kw = (uint)sizeof(sort_key) / 4u; /* trace: words per key */
+    (void)kw;
+    barrier(CLK_LOCAL_MEM_FENCE);
+SORT_UNROLL
+    for (uint j = 0; j < SORT_ITEMS; j++) {
+        SORT_T(SORT_TB_LDS + kw * rank[j]);
+        xk[rank[j]] = key[j];
+    }
+#endif
+    /* Where each digit's keys of this tile start in the output, less the digit's start in the
+     * tile: a key at tile rank r goes to obase[digit] + r. */
+    for (uint d = lid; d < SORT_R; d += SORT_WG) {
+        ulong before;
+        if (prefix == SORT_PREFIX_LOOKBACK) {
+            before = bins[d] + sort_look_back(status + (ulong)tile * SORT_R + d, tile, tcount[d], epoch);
+        } else if (prefix == SORT_PREFIX_COUNTS) {
+            before = offsets[(ulong)d * tiles + tile];
+        } else {
+            before = run[d];
+            run[d] = before + tcount[d];
+        }
+        obase[d] = before - tstart[d];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#if CLPERM_SORT_RANK == 3
+    /* The keys are already in the tile's order: each goes straight out. */
+SORT_UNROLL
+    for (uint j = 0; j < SORT_ITEMS; j++)
+        if (SORT_POS(j) < valid) kout[obase[dig[j]] + rank[j]] = key[j];
+#if CLPERM_SORT_VALUE_BYTES
+SORT_UNROLL
+    for (uint j = 0; j < SORT_ITEMS; j++)
+        if (SORT_POS(j) < valid) vout[obase[dig[j]] + rank[j]] = vin[base + SORT_POS(j)];
+#endif
+#else
+    /* Out in rank order: consecutive work-items write consecutive places of one digit's run. */
+    uint od[SORT_ITEMS];
+SORT_UNROLL
+    for (uint j = 0; j < SORT_ITEMS; j++) {
+        uint i = j * SORT_WG + lid;
+        SORT_T(SORT_TB_LDS + kw * i);
+        sort_key k = xk[i];
+        od[j] = SORT_DIGIT(k, px, nx, shift, mask);
+        if (i < valid) {
+            SORT_T(SORT_TB_BASE + 2 * od[j]);
+            kout[obase[od[j]] + i] = k;
+        } else {
+            SORT_T(SORT_IDLE);
+        }
+    }
+#if CLPERM_SORT_VALUE_BYTES
+    __local sort_val *xv = (__local sort_val *)lds;
+    sort_val v[SORT_ITEMS];
+SORT_UNROLL
+    for (uint j = 0; j < SORT_ITEMS; j++) {
+        uint e = SORT_POS(j);
+        v[j] = e < valid ? vin[base + e] : (sort_val)0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+SORT_UNROLL
+    for (uint j = 0; j < SORT_ITEMS; j++) xv[rank[j]] = v[j];
+    barrier(CLK_LOCAL_MEM_FENCE);
+SORT_UNROLL
+    for (uint j = 0; j < SORT_ITEMS; j++) {
+        uint i = j * SORT_WG + lid;
+        if (i < valid) vout[obase[od[j]] + i] = xv[i];
+    }
+#endif
+#endif
+#undef SORT_POS
+#undef SORT_T
+}
+
+#if CLPERM_SORT_TRACE
+#define SORT_TILE_TRACE , sort_rec, &sort_step, sort_trace_cap
+#else
+#define SORT_TILE_TRACE
+#endif
+
+/* One Onesweep pass: bins + pass * R holds this pass's digit starts (clperm_radix_bins); status
+ * R words per tile; tile numbers come from *counter less tile_base. */
+__kernel CLPERM_KERNEL_ATTRS void clperm_radix_onesweep(const __global sort_key *kin, __global sort_key *kout,
+                                                        const __global sort_val *vin, __global sort_val *vout,
+                                                        ulong off, ulong n, ulong pos_xor, ulong neg_xor, uint shift,
+                                                        uint bits, uint label_xor, volatile __global uint *counter,
+                                                        uint tile_base, volatile __global ulong *status, uint epoch,
+                                                        const __global ulong *bins, uint pass SORT_TRACE_PARAMS) {
+    __local ulong lds[SORT_LDS_WORDS];
+    __local uint tcount[SORT_R], tstart[SORT_R], sg_tot[CLPERM_SG_MAX_COUNT], tile_sh;
+    __local ulong obase[SORT_R];
+    CLPERM_SG_SCRATCH_DECL(scr);
+    SORT_TRACE_BEGIN;
+    if (get_local_id(0) == 0) tile_sh = atomic_inc(counter) - tile_base;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    kin += off;
+    kout += off;
+    vin += off;
+    vout += off;
+    bins += (ulong)pass * SORT_R;
+    sort_tile(kin, kout, vin, vout, n, (sort_key)pos_xor, (sort_key)neg_xor, shift, bits, label_xor, tile_sh,
+              SORT_PREFIX_LOOKBACK, status, epoch, bins, 0, 0, 0, lds, tcount, tstart, obase, sg_tot,
+              scr SORT_TILE_TRACE);
+    SORT_TRACE_END;
+}
+
+/* The reduce-then-scan pass: offsets holds the exclusive scan of clperm_radix_count's counts. */
+__kernel CLPERM_KERNEL_ATTRS void clperm_radix_scatter(const __global sort_key *kin, __global sort_key *kout,
+                                                       const __global sort_val *vin, __global sort_val *vout,
+                                                       ulong off, ulong n, ulong pos_xor, ulong neg_xor, uint shift,
+                                                       uint bits, uint label_xor, const __global sort_count *offsets,
+                                                       uint tiles, ulong block SORT_TRACE_PARAMS) {
+    __local ulong lds[SORT_LDS_WORDS];
+    __local uint tcount[SORT_R], tstart[SORT_R], sg_tot[CLPERM_SG_MAX_COUNT];
+    __local ulong obase[SORT_R];
+    CLPERM_SG_SCRATCH_DECL(scr);
+    SORT_TRACE_BEGIN;
+    (void)block;
+    kin += off;
+    kout += off;
+    vin += off;
+    vout += off;
+    sort_tile(kin, kout, vin, vout, n, (sort_key)pos_xor, (sort_key)neg_xor, shift, bits, label_xor,
+              (uint)get_group_id(0), SORT_PREFIX_COUNTS, 0, 0, 0, offsets, tiles, 0, lds, tcount, tstart, obase, sg_tot,
+              scr SORT_TILE_TRACE);
+    SORT_TRACE_END;
+}
+
+/* ---- one segment per work-group (the segmented sort's segments longer than a tile) ----------
+ * Work-group g sorts keys [list[2e], list[2e] + list[2e + 1]), e = first + g, on its own: per pass, the digit
+ * counts of the segment, their scan into run[], then its tiles in order, each placed at run[]
+ * and advancing it. Passes alternate between keys and tkeys (the same offsets); after an odd
+ * number the segment is copied back. The passes cover bits [lo, hi). */
+#if CLPERM_SORT_RANK != 3 && !CLPERM_SORT_TRACE
+__kernel CLPERM_KERNEL_ATTRS void clperm_radix_segments(__global sort_key *keys, __global sort_key *tkeys,
+                                                        __global sort_val *vals, __global sort_val *tvals,
+                                                        const __global ulong *list, ulong first, ulong pos_xor,
+                                                        ulong neg_xor, uint lo, uint hi) {
+    __local ulong lds[SORT_LDS_WORDS];
+    __local uint tcount[SORT_R], tstart[SORT_R], sg_tot[CLPERM_SG_MAX_COUNT];
+    __local ulong obase[SORT_R], run[SORT_R];
+    CLPERM_SG_SCRATCH_DECL(scr);
+    const uint lid = (uint)get_local_id(0);
+    list += 2 * (first + get_group_id(0));
+    const ulong base = list[0], len = list[1];
+    const uint tiles = (uint)((len + SORT_TILE - 1) / SORT_TILE);
+    const sort_key px = (sort_key)pos_xor, nx = (sort_key)neg_xor;
+    __global sort_key *kb[2] = {keys + base, tkeys + base};
+    __global sort_val *vb[2] = {vals + base, tvals + base};
+    uint pass = 0;
+    for (uint shift = lo; shift < hi; shift += CLPERM_SORT_BITS, pass++) {
+        const uint bits = min((uint)CLPERM_SORT_BITS, hi - shift), mask = (1u << bits) - 1u;
+        __global sort_key *kin = kb[pass & 1];
+        __local uint *lh = (__local uint *)lds;
+        for (uint d = lid; d < SORT_R; d += SORT_WG) lh[d] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (ulong i = lid; i < len; i += SORT_WG) atomic_inc(&lh[SORT_DIGIT(kin[i], px, nx, shift, mask)]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint total;
+        sort_scan_digits(lh, tstart, sg_tot, scr, &total);
+        for (uint d = lid; d < SORT_R; d += SORT_WG) run[d] = tstart[d];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint t = 0; t < tiles; t++) {
+            sort_tile(kin, kb[!(pass & 1)], vb[pass & 1], vb[!(pass & 1)], len, px, nx, shift, bits, 0, t,
+                      SORT_PREFIX_LOCAL, 0, 0, 0, 0, 0, run, lds, tcount, tstart, obase, sg_tot, scr);
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE);
+    }
+    if (pass & 1) {
+        for (ulong i = lid; i < len; i += SORT_WG) {
+            keys[base + i] = tkeys[base + i];
+#if CLPERM_SORT_VALUE_BYTES
+            vals[base + i] = tvals[base + i];
+#endif
+        }
+    }
+}
+#endif

@@ -1,0 +1,128 @@
+/*
+ * Device-wide LSD radix sort, serial kernels for CPUs: one work-item per work-group, each taking a
+ * block of `block` consecutive keys with its counters in private memory, no barriers. Compiled
+ * after cl/sort/sort_key.h and cl/sort/radix_types.h; the same arguments as the reduce-then-scan
+ * kernels of radix.cl, so the host runs both the same way.
+ *
+ *   clperm_radix_count    counts[d * blocks + b] = the keys of digit d in block b
+ *   clperm_radix_scatter  block b's keys (and values) in input order to the places the scanned
+ *                         counts give: a stable scatter
+ *   clperm_radix_segments one segment of the segmented sort per work-item: an insertion sort up
+ *                         to SORT_SHORT keys, else LSD radix passes through tkeys (and tvals)
+ */
+#define SORT_DIGIT(k) ((uint)(CLPERM_SORT_ORDER((k), SORT_KEY_BITS, px, nx) >> shift) & mask)
+
+/* Keys [begin, end) of kin (and their values) in order to kout (vout) at o[digit]++: a stable
+ * scatter. */
+inline void sort_scatter_run(const __global sort_key *kin, __global sort_key *kout, const __global sort_val *vin,
+                             __global sort_val *vout, ulong begin, ulong end, ulong *o, sort_key px, sort_key nx,
+                             uint shift, uint mask) {
+    (void)vin, (void)vout;
+    for (ulong i = begin; i < end; i++) {
+        sort_key k = kin[i];
+        ulong p = o[SORT_DIGIT(k)]++;
+        kout[p] = k;
+#if CLPERM_SORT_VALUE_BYTES
+        vout[p] = vin[i];
+#endif
+    }
+}
+
+/* Four counter sets, one per key of a group of four, so that keys of one digit in a row do not
+ * wait on each other's increments. */
+__kernel void clperm_radix_count(const __global sort_key *keys, ulong off, ulong n, ulong pos_xor, ulong neg_xor,
+                                 uint shift, uint bits, __global sort_count *counts, uint blocks, ulong block) {
+    const uint b = (uint)get_group_id(0), mask = (1u << bits) - 1u;
+    const sort_key px = (sort_key)pos_xor, nx = (sort_key)neg_xor;
+    const ulong begin = (ulong)b * block, end = min(n, begin + block);
+    uint h[4][SORT_R];
+    for (uint d = 0; d < SORT_R; d++) h[0][d] = h[1][d] = h[2][d] = h[3][d] = 0;
+    keys += off;
+    ulong i = begin;
+    for (; i + 4 <= end; i += 4) {
+        sort_key k0 = keys[i], k1 = keys[i + 1], k2 = keys[i + 2], k3 = keys[i + 3];
+        h[0][SORT_DIGIT(k0)]++;
+        h[1][SORT_DIGIT(k1)]++;
+        h[2][SORT_DIGIT(k2)]++;
+        h[3][SORT_DIGIT(k3)]++;
+    }
+    for (; i < end; i++) h[0][SORT_DIGIT(keys[i])]++;
+    for (uint d = 0; d < SORT_R; d++) counts[(ulong)d * blocks + b] = h[0][d] + h[1][d] + h[2][d] + h[3][d];
+}
+
+__kernel void clperm_radix_scatter(const __global sort_key *kin, __global sort_key *kout, const __global sort_val *vin,
+                                   __global sort_val *vout, ulong off, ulong n, ulong pos_xor, ulong neg_xor,
+                                   uint shift, uint bits, uint label_xor, const __global sort_count *offsets,
+                                   uint blocks, ulong block) {
+    const uint b = (uint)get_group_id(0), mask = (1u << bits) - 1u;
+    const sort_key px = (sort_key)pos_xor, nx = (sort_key)neg_xor;
+    const ulong begin = (ulong)b * block, end = min(n, begin + block);
+    ulong o[SORT_R];
+    (void)label_xor;
+    for (uint d = 0; d < SORT_R; d++) o[d] = offsets[(ulong)d * blocks + b];
+    sort_scatter_run(kin + off, kout + off, vin + off, vout + off, begin, end, o, px, nx, shift, mask);
+}
+
+#define SORT_SHORT 32
+
+/* Work-item g sorts keys [list[2e], list[2e] + list[2e + 1]), e = first + g, by the bits
+ * [lo, hi) of their order-preserving form, stably. */
+__kernel void clperm_radix_segments(__global sort_key *keys, __global sort_key *tkeys, __global sort_val *vals,
+                                    __global sort_val *tvals, const __global ulong *list, ulong first, ulong pos_xor,
+                                    ulong neg_xor, uint lo, uint hi) {
+    const sort_key px = (sort_key)pos_xor, nx = (sort_key)neg_xor;
+    list += 2 * (first + get_group_id(0));
+    const ulong base = list[0], len = list[1];
+    keys += base;
+    tkeys += base;
+    vals += base;
+    tvals += base;
+    if (len <= SORT_SHORT) {
+        const sort_key fmask = hi - lo == SORT_KEY_BITS ? (sort_key)~(sort_key)0 : (((sort_key)1 << (hi - lo)) - 1);
+        for (uint i = 1; i < (uint)len; i++) {
+            sort_key k = keys[i], f = (CLPERM_SORT_ORDER(k, SORT_KEY_BITS, px, nx) >> lo) & fmask;
+#if CLPERM_SORT_VALUE_BYTES
+            sort_val v = vals[i];
+#endif
+            uint j = i;
+            for (; j > 0; j--) {
+                sort_key o = keys[j - 1];
+                if (((CLPERM_SORT_ORDER(o, SORT_KEY_BITS, px, nx) >> lo) & fmask) <= f) break;
+                keys[j] = o;
+#if CLPERM_SORT_VALUE_BYTES
+                vals[j] = vals[j - 1];
+#endif
+            }
+            keys[j] = k;
+#if CLPERM_SORT_VALUE_BYTES
+            vals[j] = v;
+#endif
+        }
+        return;
+    }
+    __global sort_key *kb[2] = {keys, tkeys};
+    __global sort_val *vb[2] = {vals, tvals};
+    uint pass = 0;
+    for (uint shift = lo; shift < hi; shift += CLPERM_SORT_BITS, pass++) {
+        const uint bits = min((uint)CLPERM_SORT_BITS, hi - shift), mask = (1u << bits) - 1u;
+        __global sort_key *kin = kb[pass & 1], *kout = kb[!(pass & 1)];
+        __global sort_val *vin = vb[pass & 1], *vout = vb[!(pass & 1)];
+        ulong o[SORT_R];
+        for (uint d = 0; d < SORT_R; d++) o[d] = 0;
+        for (ulong i = 0; i < len; i++) o[SORT_DIGIT(kin[i])]++;
+        ulong run = 0;
+        for (uint d = 0; d < SORT_R; d++) {
+            ulong c = o[d];
+            o[d] = run;
+            run += c;
+        }
+        sort_scatter_run(kin, kout, vin, vout, 0, len, o, px, nx, shift, mask);
+    }
+    if (pass & 1)
+        for (ulong i = 0; i < len; i++) {
+            keys[i] = tkeys[i];
+#if CLPERM_SORT_VALUE_BYTES
+            vals[i] = tvals[i];
+#endif
+        }
+}

@@ -1,0 +1,353 @@
+/* The device-wide LSD radix sort: the choice of algorithm, kernels and tile for the device, and
+ * the passes (cl/sort/radix.cl, cl/sort/radix_serial.cl). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sort_internal.h"
+
+/* Look-back words carry a 24-bit epoch (radix.cl). */
+#define EPOCH_LIMIT (1u << 24)
+
+static int has_extension(const clperm_ctx *ctx, const char *name) {
+    size_t len = 0;
+    if (clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &len) != CL_SUCCESS || !len) return 0;
+    char *ext = malloc(len + 1);
+    int found = 0;
+    if (ext && clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, len, ext, NULL) == CL_SUCCESS) {
+        ext[len] = 0;
+        size_t n = strlen(name);
+        for (const char *p = ext; !found && (p = strstr(p, name)) != NULL; p += n)
+            found = (p == ext || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0);
+    }
+    free(ext);
+    return found;
+}
+
+static size_t wg_param(const clperm_ctx *ctx, const clperm__tuning *tune) {
+    size_t wg = ctx->params[CLPERM_PARAM_SORT_WG_SIZE] ? (size_t)ctx->params[CLPERM_PARAM_SORT_WG_SIZE]
+                                                       : (size_t)tune->sort_wg_size;
+    while (wg > ctx->profile.max_work_group_size && wg > 32) wg >>= 1;
+    return wg;
+}
+
+/* Local memory of the pass kernels (radix.cl's declarations), in bytes: subgroups of `width`,
+ * sg_max the layer's bound on their count. */
+static size_t pass_local_bytes(const clperm__radix_plan *p, size_t ks, size_t vs, size_t width, size_t sg_max) {
+    size_t r = (size_t)1 << p->digit_bits, tile = p->wg * p->items;
+    size_t rank = p->rank == 3 ? 2 * (tile / p->sub) * r * 4 + tile * 4 : (p->wg / width) * r * 4;
+    size_t xchg = tile * (ks > vs ? ks : vs);
+    size_t lds = ((rank > xchg ? rank : xchg) + 7) / 8 * 8;
+    return lds + 2 * r * 4 + sg_max * 4 + 4 + r * 8 + p->wg * 8;
+}
+
+/* The largest power of two that divides t, at most cap. */
+static uint64_t pow2_divisor(uint64_t t, uint64_t cap) {
+    uint64_t s = 1;
+    while (s * 2 <= cap && t % (s * 2) == 0) s *= 2;
+    return s;
+}
+
+clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_job *job, int trace, int allow_presorted,
+                                 clperm__radix_plan *p) {
+    const clperm__tuning *tune = &ctx->tuning;
+    size_t ks = clperm_key_size(job->key_type), vs = job->value_bytes;
+    int kparam = ctx->params[CLPERM_PARAM_SORT_KERNEL], aparam = ctx->params[CLPERM_PARAM_SORT_ALGORITHM];
+    memset(p, 0, sizeof *p);
+    p->trace = trace;
+    p->serial = (kparam ? kparam : tune->sort_kernel) == 2;
+    p->algorithm = aparam ? aparam : (!p->serial && ctx->profile.forward_progress ? 2 : 1);
+    if ((p->algorithm == 2 || trace) && p->serial) {
+        /* Onesweep and the trace run work-group kernels. */
+        CLPERM_RETURN_IF(kparam == 2, CLPERM_ERROR_UNSUPPORTED);
+        p->serial = 0;
+    }
+    p->digit_bits = ctx->params[CLPERM_PARAM_SORT_DIGIT_BITS] ? (unsigned)ctx->params[CLPERM_PARAM_SORT_DIGIT_BITS]
+                                                              : (unsigned)tune->sort_digit_bits;
+    p->passes = (job->bits.hi - job->bits.lo + p->digit_bits - 1) / p->digit_bits;
+    p->count64 = job->n > UINT32_MAX;
+    uint64_t n = job->n ? job->n : 1;
+    int param_items = ctx->params[CLPERM_PARAM_SORT_ITEMS];
+    if (p->serial) {
+        /* About eight blocks per compute unit, in whole 256s of keys, at least 4096 keys. */
+        p->wg = 1;
+        uint64_t per = (n + 8 * (uint64_t)ctx->profile.compute_units - 1) / (8 * (uint64_t)ctx->profile.compute_units);
+        p->tile = param_items ? 256 * (uint64_t)param_items : (per < 4096 ? 4096 : (per + 255) / 256 * 256);
+    } else {
+        clperm_sg_impl impl;
+        cl_uint width;
+        p->wg = wg_param(ctx, tune);
+        clperm__sg_choice(ctx, p->wg, &impl, &width);
+        CLPERM_RETURN_IF(width == 0 || p->wg % width != 0, CLPERM_ERROR_UNSUPPORTED);
+        size_t sg_max = impl == CLPERM_SG_IMPL_KHR ? p->wg : p->wg / width;
+        p->rank = ctx->params[CLPERM_PARAM_SORT_RANK] ? ctx->params[CLPERM_PARAM_SORT_RANK] : tune->sort_rank;
+        CLPERM_RETURN_IF(p->rank == 2 && impl != CLPERM_SG_IMPL_PTX, CLPERM_ERROR_UNSUPPORTED);
+        if (p->rank == 3 && !allow_presorted) p->rank = 1;
+        /* The tile partitions carry u32 values only. */
+        CLPERM_RETURN_IF(p->rank == 3 && vs == 8, CLPERM_ERROR_UNSUPPORTED);
+        p->items = param_items ? (unsigned)param_items : (unsigned)(ks == 8 ? tune->sort_items_64 : tune->sort_items_32);
+        if (p->items > 32) p->items = 32;
+        uint64_t sub_max = p->rank == 3 ? clperm__tile_partition_max(ctx, job->key_type) : 1;
+        for (;; p->items--) {
+            CLPERM_RETURN_IF(p->items == 0, CLPERM_ERROR_UNSUPPORTED);
+            if (p->rank == 3) p->sub = pow2_divisor(p->wg * p->items, sub_max);
+            p->local_bytes = pass_local_bytes(p, ks, vs, width, sg_max);
+            if (p->local_bytes + 1024 <= ctx->profile.local_mem_bytes) break;
+        }
+        p->tile = (uint64_t)p->wg * p->items;
+    }
+    p->tiles = (n + p->tile - 1) / p->tile;
+    CLPERM_RETURN_IF(p->tiles >= (UINT64_C(1) << 31), CLPERM_ERROR_SIZE_OVERFLOW);
+    int atom64 = ctx->profile.vendor != CLPERM_VENDOR_NVIDIA && has_extension(ctx, "cl_khr_int64_base_atomics");
+    snprintf(p->options, sizeof p->options,
+             "-DCLPERM_SORT_KEY64=%d -DCLPERM_SORT_VALUE_BYTES=%zu -DCLPERM_SORT_BITS=%u -DCLPERM_SORT_ITEMS=%u "
+             "-DCLPERM_SORT_RANK=%d -DCLPERM_SORT_COUNT64=%d -DCLPERM_SORT_ATOM64=%d -DCLPERM_SORT_SUB=%llu "
+             "-DCLPERM_SORT_TRACE=%d -DCLPERM_SORT_UNROLL=%d",
+             ks == 8, vs, p->digit_bits, p->items, p->rank, p->count64, atom64, (unsigned long long)p->sub, trace,
+             (ctx->profile.device_type & CL_DEVICE_TYPE_GPU) != 0);
+    return CLPERM_SUCCESS;
+}
+
+int clperm__radix_param(const clperm_ctx *ctx, clperm_param param) {
+    /* No keys: the serial kernels' smallest block. */
+    clperm__radix_job job = {CLPERM_KEY_U32, 0, NULL, NULL, NULL, NULL, 0, 0, {32, 0, 32, 0, 0, 0}};
+    clperm__radix_plan p;
+    if (clperm__radix_plan_job(ctx, &job, 0, 1, &p) != CLPERM_SUCCESS) return ctx->params[param];
+    switch (param) {
+    case CLPERM_PARAM_SORT_ALGORITHM: return p.algorithm;
+    case CLPERM_PARAM_SORT_KERNEL: return p.serial ? 2 : 1;
+    case CLPERM_PARAM_SORT_RANK: return p.rank;
+    case CLPERM_PARAM_SORT_DIGIT_BITS: return (int)p.digit_bits;
+    case CLPERM_PARAM_SORT_WG_SIZE: return (int)p.wg;
+    case CLPERM_PARAM_SORT_ITEMS: return p.serial ? (int)(p.tile / 256) : (int)p.items;
+    default: return 0;
+    }
+}
+
+clperm_status clperm__radix_kernel(clperm_ctx *ctx, const clperm__radix_plan *p, const char *name, cl_kernel *out) {
+    if (p->serial) {
+        static const char *const texts[3] = {clperm__cl_sort_sort_key_h, clperm__cl_sort_radix_types_h,
+                                             clperm__cl_sort_radix_serial_cl};
+        size_t lengths[3] = {clperm__cl_sort_sort_key_h_size, clperm__cl_sort_radix_types_h_size,
+                             clperm__cl_sort_radix_serial_cl_size};
+        clperm__source src = {"radix_serial", 3, texts, lengths};
+        return clperm__tile_kernel_get(ctx, &src, p->options, 1, 1, name, out);
+    }
+    static const char *const texts[4] = {clperm__cl_common_subgroup_h, clperm__cl_sort_sort_key_h,
+                                         clperm__cl_sort_radix_types_h, clperm__cl_sort_radix_cl};
+    size_t lengths[4] = {clperm__cl_common_subgroup_h_size, clperm__cl_sort_sort_key_h_size,
+                         clperm__cl_sort_radix_types_h_size, clperm__cl_sort_radix_cl_size};
+    clperm__source src = {"radix", 4, texts, lengths};
+    return clperm__tile_kernel_get(ctx, &src, p->options, 0, p->wg, name, out);
+}
+
+/* The wait list of the next command: the caller's events for the first, none after. */
+typedef struct wait_list {
+    cl_uint num;
+    const cl_event *events;
+} wait_list;
+
+static clperm_status enqueue(clperm_ctx *ctx, cl_kernel k, uint64_t groups, size_t wg, wait_list *wait,
+                             cl_event *event) {
+    CLPERM_RETURN_IF(groups > SIZE_MAX / wg, CLPERM_ERROR_SIZE_OVERFLOW);
+    size_t global = (size_t)groups * wg;
+    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wg, wait->num, wait->events, event);
+    wait->num = 0;
+    wait->events = NULL;
+    return err;
+}
+
+/* The arguments the pass kernels share, first: keys in and out, values in and out, offset, n,
+ * masks, shift, bits. */
+static void pass_args(clperm__args *a, const clperm__radix_job *job, cl_mem kin, cl_mem kout, cl_mem vin, cl_mem vout,
+                      cl_uint shift, cl_uint bits) {
+    cl_ulong off = job->off, n = job->n, px = job->bits.pos_xor, nx = job->bits.neg_xor;
+    CLPERM__ARG(*a, kin);
+    CLPERM__ARG(*a, kout);
+    CLPERM__ARG(*a, vin);
+    CLPERM__ARG(*a, vout);
+    CLPERM__ARG(*a, off);
+    CLPERM__ARG(*a, n);
+    CLPERM__ARG(*a, px);
+    CLPERM__ARG(*a, nx);
+    CLPERM__ARG(*a, shift);
+    CLPERM__ARG(*a, bits);
+}
+
+/* A digit's shift and width in pass `pass`. */
+static void pass_digit(const clperm__radix_plan *p, const clperm__radix_job *job, unsigned pass, cl_uint *shift,
+                       cl_uint *bits) {
+    *shift = job->bits.lo + pass * p->digit_bits;
+    *bits = job->bits.hi - *shift < p->digit_bits ? job->bits.hi - *shift : p->digit_bits;
+}
+
+/* The label the tile partitions use is the ascending digit: for a descending sort, the digit with
+ * every bit flipped. */
+static cl_uint label_xor(const clperm__radix_job *job, cl_uint bits) {
+    return job->bits.descending ? (1u << bits) - 1u : 0u;
+}
+
+static clperm_status presort(clperm_ctx *ctx, const clperm__radix_plan *p, const clperm__radix_job *job, cl_mem kin,
+                             cl_mem vin, cl_uint shift, cl_uint bits, wait_list *wait) {
+    clperm_status st = clperm__tile_partition(ctx, job->key_type, kin, job->value_bytes ? vin : NULL, job->n, p->sub,
+                                              shift, bits, wait->num, wait->events, NULL);
+    wait->num = 0;
+    wait->events = NULL;
+    return st;
+}
+
+static clperm_status run_onesweep(clperm_ctx *ctx, const clperm__radix_plan *p, const clperm__radix_job *job,
+                                  cl_mem trace, cl_uint trace_cap, wait_list *wait, int last_is_pass, cl_event *event) {
+    size_t r = (size_t)1 << p->digit_bits;
+    int grown = 0;
+    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->sort_counter, sizeof(cl_uint), 1, &grown));
+    if (grown) ctx->sort_tile_base = 0;
+    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->sort_hist, p->passes * r * 2 * sizeof(cl_uint), 1, &grown));
+    if (grown) ctx->sort_hist_dirty = 0;
+    if (ctx->sort_hist_dirty) {
+        /* A fill, not a blocking write: an operation never waits for its queue. */
+        const cl_uint zero = 0;
+        CLPERM_TRY(clEnqueueFillBuffer(ctx->queue, ctx->sort_hist.mem, &zero, sizeof zero, 0, ctx->sort_hist.bytes, 0,
+                                       NULL, NULL));
+        ctx->sort_hist_dirty = 0;
+    }
+    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->sort_bins, p->passes * r * sizeof(cl_ulong), 0, NULL));
+    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->sort_status, (size_t)(p->tiles * r * sizeof(cl_ulong)), 1, &grown));
+    if (grown) ctx->sort_epoch = 1;
+    if (ctx->sort_epoch + p->passes >= EPOCH_LIMIT) {
+        const cl_uint zero = 0;
+        CLPERM_TRY(clEnqueueFillBuffer(ctx->queue, ctx->sort_status.mem, &zero, sizeof zero, 0, ctx->sort_status.bytes,
+                                       0, NULL, NULL));
+        ctx->sort_epoch = 1;
+    }
+    cl_kernel kh, kb, ko;
+    CLPERM_TRY(clperm__radix_kernel(ctx, p, "clperm_radix_histogram", &kh));
+    CLPERM_TRY(clperm__radix_kernel(ctx, p, "clperm_radix_bins", &kb));
+    CLPERM_TRY(clperm__radix_kernel(ctx, p, "clperm_radix_onesweep", &ko));
+    cl_ulong off = job->off, n = job->n, px = job->bits.pos_xor, nx = job->bits.neg_xor;
+    cl_uint lo = job->bits.lo, hi = job->bits.hi;
+    clperm__args ah = {kh, 0, CL_SUCCESS}, ab = {kb, 0, CL_SUCCESS};
+    CLPERM__ARG(ah, job->keys);
+    CLPERM__ARG(ah, off);
+    CLPERM__ARG(ah, n);
+    CLPERM__ARG(ah, px);
+    CLPERM__ARG(ah, nx);
+    CLPERM__ARG(ah, lo);
+    CLPERM__ARG(ah, hi);
+    CLPERM__ARG(ah, ctx->sort_hist.mem);
+    CLPERM__ARG(ab, ctx->sort_hist.mem);
+    CLPERM__ARG(ab, ctx->sort_bins.mem);
+    CLPERM_TRY(ah.err);
+    CLPERM_TRY(ab.err);
+    uint64_t hist_groups = 4 * (uint64_t)ctx->profile.compute_units;
+    if (hist_groups > p->tiles) hist_groups = p->tiles;
+    ctx->sort_hist_dirty = 1;
+    CLPERM_TRY(enqueue(ctx, kh, hist_groups, p->wg, wait, NULL));
+    CLPERM_TRY(enqueue(ctx, kb, p->passes, p->wg, wait, NULL));
+    ctx->sort_hist_dirty = 0;
+    cl_mem kbuf[2] = {job->keys, job->temp_keys}, vbuf[2] = {job->values, job->temp_values};
+    unsigned passes = p->trace ? 1 : p->passes;
+    for (unsigned pass = 0; pass < passes; pass++) {
+        cl_uint shift, bits, lx, epoch = ctx->sort_epoch;
+        pass_digit(p, job, pass, &shift, &bits);
+        lx = label_xor(job, bits);
+        cl_mem kin = kbuf[pass & 1], vin = vbuf[pass & 1];
+        if (p->rank == 3) CLPERM_TRY(presort(ctx, p, job, kin, vin, shift, bits, wait));
+        clperm__args a = {ko, 0, CL_SUCCESS};
+        pass_args(&a, job, kin, kbuf[!(pass & 1)], job->value_bytes ? vin : NULL,
+                  job->value_bytes ? vbuf[!(pass & 1)] : NULL, shift, bits);
+        cl_uint pass_index = pass;
+        CLPERM__ARG(a, lx);
+        CLPERM__ARG(a, ctx->sort_counter.mem);
+        CLPERM__ARG(a, ctx->sort_tile_base);
+        CLPERM__ARG(a, ctx->sort_status.mem);
+        CLPERM__ARG(a, epoch);
+        CLPERM__ARG(a, ctx->sort_bins.mem);
+        CLPERM__ARG(a, pass_index);
+        if (trace) {
+            CLPERM__ARG(a, trace);
+            CLPERM__ARG(a, trace_cap);
+        }
+        CLPERM_TRY(a.err);
+        int last = last_is_pass && pass + 1 == passes;
+        CLPERM_TRY(enqueue(ctx, ko, p->tiles, p->wg, wait, last ? event : NULL));
+        ctx->sort_tile_base += (cl_uint)p->tiles;
+        ctx->sort_epoch++;
+    }
+    return CLPERM_SUCCESS;
+}
+
+static clperm_status run_reduce_then_scan(clperm_ctx *ctx, const clperm__radix_plan *p, const clperm__radix_job *job,
+                                          cl_mem trace, cl_uint trace_cap, wait_list *wait, int last_is_pass,
+                                          cl_event *event) {
+    size_t r = (size_t)1 << p->digit_bits, cs = p->count64 ? 8 : 4;
+    uint64_t counts = (uint64_t)r * p->tiles;
+    CLPERM_RETURN_IF(counts > SIZE_MAX / cs, CLPERM_ERROR_SIZE_OVERFLOW);
+    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->sort_counts, (size_t)(counts * cs), 0, NULL));
+    cl_kernel kc, ks;
+    CLPERM_TRY(clperm__radix_kernel(ctx, p, "clperm_radix_count", &kc));
+    CLPERM_TRY(clperm__radix_kernel(ctx, p, "clperm_radix_scatter", &ks));
+    cl_mem kbuf[2] = {job->keys, job->temp_keys}, vbuf[2] = {job->values, job->temp_values};
+    cl_mem cm = ctx->sort_counts.mem;
+    cl_uint tiles = (cl_uint)p->tiles;
+    cl_ulong block = p->tile;
+    unsigned passes = p->trace ? 1 : p->passes;
+    for (unsigned pass = 0; pass < passes; pass++) {
+        cl_uint shift, bits, lx;
+        pass_digit(p, job, pass, &shift, &bits);
+        lx = label_xor(job, bits);
+        cl_mem kin = kbuf[pass & 1], vin = vbuf[pass & 1];
+        cl_ulong off = job->off, n = job->n, px = job->bits.pos_xor, nx = job->bits.neg_xor;
+        clperm__args ac = {kc, 0, CL_SUCCESS}, as = {ks, 0, CL_SUCCESS};
+        CLPERM__ARG(ac, kin);
+        CLPERM__ARG(ac, off);
+        CLPERM__ARG(ac, n);
+        CLPERM__ARG(ac, px);
+        CLPERM__ARG(ac, nx);
+        CLPERM__ARG(ac, shift);
+        CLPERM__ARG(ac, bits);
+        CLPERM__ARG(ac, cm);
+        CLPERM__ARG(ac, tiles);
+        CLPERM__ARG(ac, block);
+        CLPERM_TRY(ac.err);
+        if (p->rank == 3) CLPERM_TRY(presort(ctx, p, job, kin, vin, shift, bits, wait));
+        CLPERM_TRY(enqueue(ctx, kc, p->tiles, p->wg, wait, NULL));
+        CLPERM_TRY(clperm__scan(ctx, p->count64 ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32, cm, cm, counts, 0, 0, NULL,
+                                NULL));
+        pass_args(&as, job, kin, kbuf[!(pass & 1)], job->value_bytes ? vin : NULL,
+                  job->value_bytes ? vbuf[!(pass & 1)] : NULL, shift, bits);
+        CLPERM__ARG(as, lx);
+        CLPERM__ARG(as, cm);
+        CLPERM__ARG(as, tiles);
+        CLPERM__ARG(as, block);
+        if (trace) {
+            CLPERM__ARG(as, trace);
+            CLPERM__ARG(as, trace_cap);
+        }
+        CLPERM_TRY(as.err);
+        int last = last_is_pass && pass + 1 == passes;
+        CLPERM_TRY(enqueue(ctx, ks, p->tiles, p->wg, wait, last ? event : NULL));
+    }
+    return CLPERM_SUCCESS;
+}
+
+clperm_status clperm__radix_run(clperm_ctx *ctx, const clperm__radix_plan *p, const clperm__radix_job *job,
+                                cl_mem trace, cl_uint trace_cap, cl_uint num_events, const cl_event *events,
+                                cl_event *event) {
+    wait_list wait = {num_events, events};
+    /* After an even number of passes the keys are back in place; after an odd one they are in the
+     * temp buffers and a copy brings them back. */
+    int copy_back = !p->trace && (p->passes & 1);
+    if (p->algorithm == 2)
+        CLPERM_TRY(run_onesweep(ctx, p, job, trace, trace_cap, &wait, !copy_back, event));
+    else
+        CLPERM_TRY(run_reduce_then_scan(ctx, p, job, trace, trace_cap, &wait, !copy_back, event));
+    if (!copy_back) return CLPERM_SUCCESS;
+    size_t ks = clperm_key_size(job->key_type), vs = job->value_bytes;
+    CLPERM_TRY(clEnqueueCopyBuffer(ctx->queue, job->temp_keys, job->keys, (size_t)job->off * ks, (size_t)job->off * ks,
+                                   (size_t)job->n * ks, 0, NULL, vs ? NULL : event));
+    if (vs)
+        CLPERM_TRY(clEnqueueCopyBuffer(ctx->queue, job->temp_values, job->values, (size_t)job->off * vs,
+                                       (size_t)job->off * vs, (size_t)job->n * vs, 0, NULL, event));
+    return CLPERM_SUCCESS;
+}

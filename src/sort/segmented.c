@@ -1,0 +1,202 @@
+/* The segmented sort: the segments checked and grouped by length on the device (cl/sort/segments.cl),
+ * a small blocking read of what was found, then each group sorted by the kernel that suits it:
+ * the tile sorts for short segments, a work-group (or on CPUs a work-item) per longer segment,
+ * the device-wide sort for the longest. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sort_internal.h"
+
+#define SEG_CLASSES 32 /* cl/sort/segments.cl */
+#define HDR_WORDS (2 + 2 * SEG_CLASSES + 4)
+/* The lists follow the header in the same buffer, from entry LIST_FIRST (16 bytes each). */
+#define LIST_FIRST ((HDR_WORDS * 4 + 15) / 16)
+#define HDR_BYTES (LIST_FIRST * 16)
+/* Segments longer than this take the device-wide sort, one after another. */
+#define SEG_HUGE (UINT64_C(1) << 20)
+
+typedef struct seg_plan {
+    unsigned tile_classes; /* classes sorted by the tile sorts: lengths up to 2^tile_classes */
+    uint64_t huge;
+    size_t wg;
+    char options[64];
+} seg_plan;
+
+static clperm_status seg_kernel(clperm_ctx *ctx, const seg_plan *sp, const char *name, cl_kernel *out) {
+    static const char *const texts[1] = {clperm__cl_sort_segments_cl};
+    size_t lengths[1] = {clperm__cl_sort_segments_cl_size};
+    clperm__source src = {"segments", 1, texts, lengths};
+    char opts[128];
+    snprintf(opts, sizeof opts, "-DCLPERM_WG_SIZE=%zu %s", sp->wg, sp->options);
+    return clperm__kernel_get(ctx, &src, opts, name, out);
+}
+
+static clperm_status enqueue(clperm_ctx *ctx, cl_kernel k, uint64_t items, size_t wg) {
+    uint64_t groups = (items + wg - 1) / wg;
+    CLPERM_RETURN_IF(groups > SIZE_MAX / wg, CLPERM_ERROR_SIZE_OVERFLOW);
+    size_t global = (size_t)groups * wg;
+    return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, NULL);
+}
+
+/* Checks and classifies the segments: on return hdr holds the device's findings. Waits for the
+ * caller's events. */
+static clperm_status classify(clperm_ctx *ctx, const seg_plan *sp, const clperm_segments *segs, uint64_t n,
+                              cl_uint num_events, const cl_event *events, cl_uint *hdr) {
+    cl_kernel k;
+    CLPERM_TRY(seg_kernel(ctx, sp, "clperm_seg_classify", &k));
+    /* Not blocking: the zeros are static, alive until the write is done. */
+    static const cl_uint zeros[HDR_BYTES / 4];
+    CLPERM_TRY(clEnqueueWriteBuffer(ctx->queue, ctx->sort_segs.mem, CL_FALSE, 0, HDR_BYTES, zeros, num_events, events,
+                                    NULL));
+    clperm__args a = {k, 0, CL_SUCCESS};
+    cl_ulong count = segs->count, nn = n, huge = sp->huge;
+    cl_uint tc = sp->tile_classes;
+    CLPERM__ARG(a, segs->offsets);
+    CLPERM__ARG(a, count);
+    CLPERM__ARG(a, nn);
+    CLPERM__ARG(a, tc);
+    CLPERM__ARG(a, huge);
+    CLPERM__ARG(a, ctx->sort_segs.mem);
+    CLPERM_TRY(a.err);
+    CLPERM_TRY(enqueue(ctx, k, segs->count, sp->wg));
+    return clEnqueueReadBuffer(ctx->queue, ctx->sort_segs.mem, CL_TRUE, 0, HDR_BYTES, hdr, 0, NULL, NULL);
+}
+
+static clperm_status fill_lists(clperm_ctx *ctx, const seg_plan *sp, const clperm_segments *segs) {
+    cl_kernel k;
+    CLPERM_TRY(seg_kernel(ctx, sp, "clperm_seg_fill", &k));
+    clperm__args a = {k, 0, CL_SUCCESS};
+    cl_ulong count = segs->count, huge = sp->huge;
+    cl_uint tc = sp->tile_classes;
+    CLPERM__ARG(a, segs->offsets);
+    CLPERM__ARG(a, count);
+    CLPERM__ARG(a, tc);
+    CLPERM__ARG(a, huge);
+    CLPERM__ARG(a, ctx->sort_segs.mem);
+    CLPERM__ARG(a, ctx->sort_segs.mem);
+    CLPERM_TRY(a.err);
+    return enqueue(ctx, k, segs->count, sp->wg);
+}
+
+/* A work-group (work-item on CPUs) per listed segment, entries [first, first + count). */
+static clperm_status sort_listed(clperm_ctx *ctx, const clperm__radix_job *job, cl_mem list, uint64_t first,
+                                 uint64_t count) {
+    clperm__radix_plan rp;
+    CLPERM_TRY(clperm__radix_plan_job(ctx, job, 0, 0, &rp));
+    cl_kernel k;
+    CLPERM_TRY(clperm__radix_kernel(ctx, &rp, "clperm_radix_segments", &k));
+    clperm__args a = {k, 0, CL_SUCCESS};
+    cl_ulong f = first, px = job->bits.pos_xor, nx = job->bits.neg_xor;
+    cl_uint lo = job->bits.lo, hi = job->bits.hi;
+    CLPERM__ARG(a, job->keys);
+    CLPERM__ARG(a, job->temp_keys);
+    CLPERM__ARG(a, job->values);
+    CLPERM__ARG(a, job->temp_values);
+    CLPERM__ARG(a, list);
+    CLPERM__ARG(a, f);
+    CLPERM__ARG(a, px);
+    CLPERM__ARG(a, nx);
+    CLPERM__ARG(a, lo);
+    CLPERM__ARG(a, hi);
+    CLPERM_TRY(a.err);
+    CLPERM_RETURN_IF(count > SIZE_MAX / rp.wg, CLPERM_ERROR_SIZE_OVERFLOW);
+    size_t global = (size_t)count * rp.wg;
+    return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &rp.wg, 0, NULL, NULL);
+}
+
+/* The longest segments, each by the device-wide sort: their list entries read back first. */
+static clperm_status sort_huge(clperm_ctx *ctx, const clperm__radix_job *job, cl_mem list, uint64_t first,
+                               uint64_t count) {
+    cl_ulong *e = malloc((size_t)count * 16);
+    CLPERM_RETURN_IF(!e, CLPERM_ERROR_OUT_OF_HOST_MEMORY);
+    clperm_status st = clEnqueueReadBuffer(ctx->queue, list, CL_TRUE, (size_t)first * 16, (size_t)count * 16, e, 0,
+                                           NULL, NULL);
+    for (uint64_t i = 0; st == CLPERM_SUCCESS && i < count; i++) {
+        clperm__radix_job one = *job;
+        one.off = e[2 * i];
+        one.n = e[2 * i + 1];
+        clperm__radix_plan rp;
+        st = clperm__radix_plan_job(ctx, &one, 0, 0, &rp);
+        if (st == CLPERM_SUCCESS) st = clperm__radix_run(ctx, &rp, &one, NULL, 0, 0, NULL, NULL);
+    }
+    free(e);
+    return st;
+}
+
+static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_request *req, const clperm_segments *segs,
+                                       cl_uint num_events, const cl_event *events, cl_event *event) {
+    clperm__radix_job job;
+    CLPERM_TRY(clperm__sort_check_request(ctx, req, &job));
+    CLPERM_RETURN_IF(!segs, CLPERM_ERROR_INVALID_ARGUMENT);
+    CLPERM_RETURN_IF(segs->offset_type != CLPERM_TYPE_U32 && segs->offset_type != CLPERM_TYPE_U64,
+                     CLPERM_ERROR_INVALID_TYPE);
+    CLPERM_RETURN_IF(segs->count >= UINT64_MAX / 16, CLPERM_ERROR_SIZE_OVERFLOW);
+    CLPERM_TRY(clperm__check_buffer(ctx, segs->offsets, segs->count + 1, clperm_type_size(segs->offset_type), 0));
+    CLPERM_TRY(clperm__check_events(num_events, events));
+    /* Plans for the kernels that may run, so that a configuration the device cannot run is
+     * refused before anything is enqueued. */
+    clperm__radix_plan rp;
+    CLPERM_TRY(clperm__radix_plan_job(ctx, &job, 0, 0, &rp));
+    ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
+    if (segs->count == 0 || job.n < 2) return clperm__empty_call(ctx, num_events, events, event);
+    seg_plan sp;
+    memset(&sp, 0, sizeof sp);
+    /* Short segments to the tile sorts by size class (the work-group kernels' devices, whole keys:
+     * the tile sorts compare the whole order-preserving form); the rest to the radix kernels. */
+    sp.tile_classes = 0;
+    if (!rp.serial && job.bits.lo == 0 && job.bits.hi == job.bits.width) {
+        uint64_t max = clperm__tile_sort_max(ctx, job.key_type, job.value_bytes != 0);
+        while (sp.tile_classes < 20 && (UINT64_C(2) << sp.tile_classes) <= max) sp.tile_classes++;
+    }
+    sp.huge = SEG_HUGE;
+    sp.wg = 256 <= ctx->profile.max_work_group_size ? 256 : ctx->profile.max_work_group_size;
+    snprintf(sp.options, sizeof sp.options, "-DCLPERM_SEG_OFFSET64=%d", segs->offset_type == CLPERM_TYPE_U64);
+    CLPERM_RETURN_IF(segs->count > (SIZE_MAX - HDR_BYTES) / 16, CLPERM_ERROR_SIZE_OVERFLOW);
+    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->sort_segs, HDR_BYTES + (size_t)segs->count * 16, 0, NULL));
+    cl_uint hdr[HDR_WORDS];
+    CLPERM_TRY(classify(ctx, &sp, segs, job.n, num_events, events, hdr));
+    CLPERM_RETURN_IF(hdr[0], CLPERM_ERROR_INVALID_ARGUMENT);
+    /* Segments all of one length from the start, within a tile, in the tile sorts' order: one
+     * tile sort. */
+    cl_ulong first_offset, length;
+    memcpy(&first_offset, &hdr[2 + 2 * SEG_CLASSES], 8);
+    memcpy(&length, &hdr[4 + 2 * SEG_CLASSES], 8);
+    if (!hdr[1] && first_offset == 0 && length >= 2 && !job.bits.descending && job.bits.lo == 0 &&
+        job.bits.hi == job.bits.width && job.value_bytes != 8 &&
+        length <= clperm__tile_sort_max(ctx, job.key_type, job.value_bytes != 0)) {
+        CLPERM_TRY(clperm__tile_sort(ctx, job.key_type, job.keys, job.values, segs->count * length, length, 0, NULL,
+                                     NULL));
+        ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
+        return clperm__empty_call(ctx, 0, NULL, event);
+    }
+    uint64_t listed = 0, medium = hdr[2 + sp.tile_classes + 1], huge = hdr[2 + sp.tile_classes + 2];
+    for (unsigned c = 1; c <= sp.tile_classes + 2; c++) listed += hdr[2 + c];
+    if (listed == 0) return clperm__empty_call(ctx, 0, NULL, event);
+    cl_mem list = ctx->sort_segs.mem;
+    clperm_status st = fill_lists(ctx, &sp, segs);
+    uint64_t first = LIST_FIRST;
+    for (unsigned c = 1; st == CLPERM_SUCCESS && c <= sp.tile_classes; first += hdr[2 + c], c++)
+        if (hdr[2 + c])
+            st = clperm__tile_sort_list(ctx, job.key_type, job.keys, job.values, job.value_bytes, list, first,
+                                        hdr[2 + c], UINT64_C(1) << c, job.bits.descending);
+    cl_mem own_keys = NULL, own_values = NULL;
+    if (st == CLPERM_SUCCESS && (medium || huge)) st = clperm__sort_temps(ctx, &job, job.n, &own_keys, &own_values);
+    uint64_t temp_bytes = ctx->counters[CLPERM_COUNTER_TEMP_BYTES];
+    uint64_t first_medium = LIST_FIRST + listed - medium - huge;
+    if (st == CLPERM_SUCCESS && medium) st = sort_listed(ctx, &job, list, first_medium, medium);
+    if (st == CLPERM_SUCCESS && huge) st = sort_huge(ctx, &job, list, first_medium + medium, huge);
+    if (st == CLPERM_SUCCESS) st = clperm__empty_call(ctx, 0, NULL, event);
+    if (own_keys) clReleaseMemObject(own_keys);
+    if (own_values) clReleaseMemObject(own_values);
+    ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = temp_bytes;
+    return st;
+}
+
+clperm_status clperm_sort_segmented(clperm_ctx *ctx, const clperm_sort_request *req, const clperm_segments *segments,
+                                    cl_uint num_events, const cl_event *events, cl_event *event) {
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    clperm_status st = segmented_checked(ctx, req, segments, num_events, events, event);
+    clperm__ctx_leave(ctx);
+    return st;
+}

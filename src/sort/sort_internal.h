@@ -1,0 +1,69 @@
+/* Internal declarations of the device-wide and segmented sorts (src/sort). Not installed. */
+#ifndef CLPERM_SORT_INTERNAL_H
+#define CLPERM_SORT_INTERNAL_H
+
+#include "../tile/tile.h"
+#include "../../cl/sort/sort_key.h"
+
+/* The bits a sort orders by: [lo, hi) of the order-preserving form of keys of `width` bits. */
+typedef struct clperm__sort_bits {
+    unsigned width, lo, hi;
+    int descending;
+    uint64_t pos_xor, neg_xor; /* CLPERM_SORT_ORDER's masks */
+} clperm__sort_bits;
+
+/* Checks the order for keys of `type` and fills *out. */
+clperm_status clperm__sort_check_order(clperm_key_type type, const clperm_sort_order *order, clperm__sort_bits *out);
+/* Bytes per value: 0 for value_type 0 (keys only), else clperm_type_size. */
+size_t clperm__sort_value_size(clperm_type value_type);
+
+/* One device-wide sort: keys (and values) [off, off + n) of the buffers, through temp buffers of
+ * as many keys (and values) at the same offset. */
+typedef struct clperm__radix_job {
+    clperm_key_type key_type;
+    size_t value_bytes; /* 0, 4 or 8 */
+    cl_mem keys, values, temp_keys, temp_values;
+    uint64_t off, n;
+    clperm__sort_bits bits;
+} clperm__radix_job;
+
+/* How it runs on the context's device. */
+typedef struct clperm__radix_plan {
+    int algorithm;       /* 1 reduce-then-scan, 2 Onesweep */
+    int serial;          /* serial kernels (one work-item per block) */
+    int rank;            /* work-group kernels: CLPERM_PARAM_SORT_RANK's value */
+    unsigned digit_bits; /* bits per digit */
+    unsigned passes;
+    size_t wg;           /* work-items per work-group (1 for serial kernels) */
+    unsigned items;      /* work-group kernels: keys per work-item */
+    uint64_t tile;       /* keys per tile (block, for serial kernels) */
+    uint64_t tiles;
+    uint64_t sub;        /* rank 3: keys per partitioned sub-segment */
+    int count64;         /* reduce-then-scan counts in u64 */
+    int trace;
+    size_t local_bytes;  /* local memory of the pass kernel */
+    char options[512];
+} clperm__radix_plan;
+
+/* Checks req (buffers, types, order) and fills *job from it. */
+clperm_status clperm__sort_check_request(const clperm_ctx *ctx, const clperm_sort_request *req,
+                                         clperm__radix_job *job);
+/* Allocates the temp buffers of n items that job lacks (counted in CLPERM_COUNTER_TEMP_BYTES);
+ * the caller releases *own_keys and *own_values (NULL when not allocated). */
+clperm_status clperm__sort_temps(clperm_ctx *ctx, clperm__radix_job *job, uint64_t n, cl_mem *own_keys,
+                                 cl_mem *own_values);
+
+/* Plans job; presorted ranking (rank 3) only when allow_presorted (it partitions the buffers from
+ * their start). CLPERM_ERROR_UNSUPPORTED for parameters the device cannot run. */
+clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_job *job, int trace, int allow_presorted,
+                                 clperm__radix_plan *plan);
+/* Kernel `name` of the plan's program (radix.cl or radix_serial.cl). */
+clperm_status clperm__radix_kernel(clperm_ctx *ctx, const clperm__radix_plan *plan, const char *name, cl_kernel *out);
+/* Enqueues the sort: the first command waits for the events, the last returns *event. The result
+ * lands in the job's keys and values. A trace build (plan->trace) runs the first pass only, into
+ * the temp buffers, recording into `trace` (cap words per work-item, after a count). */
+clperm_status clperm__radix_run(clperm_ctx *ctx, const clperm__radix_plan *plan, const clperm__radix_job *job,
+                                cl_mem trace, cl_uint trace_cap, cl_uint num_events, const cl_event *events,
+                                cl_event *event);
+
+#endif

@@ -1,0 +1,714 @@
+/* The device-wide and segmented sorts: the host reference orders every key type (f32/f64
+ * specials included) and is stable; every device gives the reference's keys and values bit for
+ * bit with every algorithm, kernel kind and tile ranking it can run, at awkward sizes around its
+ * tile, for every key and value type, ascending, descending and in bit ranges; the segmented sort
+ * with empty, huge and tile-sized segments; bad input is refused before anything is written. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+static const clperm_key_type key_types[] = {CLPERM_KEY_U32, CLPERM_KEY_I32, CLPERM_KEY_F32,
+                                            CLPERM_KEY_U64, CLPERM_KEY_I64, CLPERM_KEY_F64};
+static const char *const key_names[] = {"", "u32", "i32", "f32", "u64", "i64", "f64"};
+static const clperm_type value_types[] = {0, CLPERM_TYPE_U32, CLPERM_TYPE_U64};
+static const char *const value_names[] = {"none", "u32", "u64"};
+
+/* Kernel configurations, forced through the parameters; those a device cannot run are skipped. */
+typedef struct config {
+    const char *name;
+    int algorithm, kernel, rank, bits, wg, items;
+    int full;  /* every key and value type; else a few (each pair of widths is a program to build) */
+    int small; /* also in the simulator's build */
+} config;
+
+static const config configs[] = {
+    {"default", 0, 0, 0, 0, 0, 0, 1, 1},
+    {"onesweep, votes", 2, 1, 1, 0, 0, 0, 1, 1},
+    {"serial reduce-then-scan", 1, 2, 0, 0, 0, 0, 0, 1},
+    {"serial reduce-then-scan, 4-bit digits, blocks of 256", 1, 2, 0, 4, 0, 1, 0, 0},
+    {"work-group reduce-then-scan, votes", 1, 1, 1, 0, 64, 4, 0, 1},
+    {"onesweep, votes, 5-bit digits, 32 x 3", 2, 1, 1, 5, 32, 3, 0, 0},
+    {"onesweep, match.any", 2, 1, 2, 0, 0, 0, 0, 1},
+    {"onesweep, tile partition", 2, 1, 3, 0, 64, 4, 0, 1},
+    {"reduce-then-scan, tile partition", 1, 1, 3, 0, 0, 0, 0, 0},
+};
+#define CONFIGS (sizeof configs / sizeof configs[0])
+
+/* Applies cfg; 0 when the device cannot run it. */
+static int apply(clperm_ctx *ctx, const config *cfg) {
+    const struct {
+        clperm_param p;
+        int v;
+    } sets[] = {{CLPERM_PARAM_SORT_ALGORITHM, cfg->algorithm}, {CLPERM_PARAM_SORT_KERNEL, cfg->kernel},
+                {CLPERM_PARAM_SORT_RANK, cfg->rank},           {CLPERM_PARAM_SORT_DIGIT_BITS, cfg->bits},
+                {CLPERM_PARAM_SORT_WG_SIZE, cfg->wg},          {CLPERM_PARAM_SORT_ITEMS, cfg->items}};
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+        clperm_status st = clperm_ctx_set_param(ctx, sets[i].p, sets[i].v);
+        if (st == CLPERM_ERROR_UNSUPPORTED) return 0;
+        cr_assert_eq(st, CLPERM_SUCCESS, "set param %d = %d: %s", sets[i].p, sets[i].v, clperm_status_name(st));
+    }
+    /* A sort of no keys plans the kernels: CLPERM_ERROR_UNSUPPORTED when the device cannot run
+     * them (match.any off NVIDIA). */
+    cl_mem probe = test_buffer(ctx, 8, NULL);
+    clperm_sort_request req = {CLPERM_KEY_U32, probe, 0, NULL, 0, {0, 0, 0}, NULL, NULL};
+    clperm_status st = clperm_sort(ctx, &req, 0, NULL, NULL);
+    clReleaseMemObject(probe);
+    if (st == CLPERM_ERROR_UNSUPPORTED) return 0;
+    cr_assert_eq(st, CLPERM_SUCCESS, "%s: %s", cfg->name, clperm_status_name(st));
+    return 1;
+}
+
+/* The parameters a configuration runs with, as the context reports them: configurations that
+ * come out the same as one already checked on the device are skipped. */
+typedef struct effective {
+    int v[6];
+} effective;
+
+static int seen_before(clperm_ctx *ctx, effective *seen, size_t *nseen) {
+    static const clperm_param ps[6] = {CLPERM_PARAM_SORT_ALGORITHM, CLPERM_PARAM_SORT_KERNEL, CLPERM_PARAM_SORT_RANK,
+                                       CLPERM_PARAM_SORT_DIGIT_BITS, CLPERM_PARAM_SORT_WG_SIZE, CLPERM_PARAM_SORT_ITEMS};
+    effective e;
+    for (int i = 0; i < 6; i++) clperm_ctx_get_param(ctx, ps[i], &e.v[i]);
+    if (e.v[1] == 2) e.v[2] = e.v[4] = 0; /* serial kernels: no ranking, no work-group size */
+    for (size_t i = 0; i < *nseen; i++)
+        if (memcmp(&seen[i], &e, sizeof e) == 0) return 1;
+    seen[(*nseen)++] = e;
+    return 0;
+}
+
+/* Keys per tile (or block) of the configuration in force. */
+static uint64_t tile_of(clperm_ctx *ctx) {
+    int kernel = 0, wg = 0, items = 0;
+    clperm_ctx_get_param(ctx, CLPERM_PARAM_SORT_KERNEL, &kernel);
+    clperm_ctx_get_param(ctx, CLPERM_PARAM_SORT_WG_SIZE, &wg);
+    clperm_ctx_get_param(ctx, CLPERM_PARAM_SORT_ITEMS, &items);
+    return kernel == 2 ? 256 * (uint64_t)items : (uint64_t)wg * (uint64_t)items;
+}
+
+/* Key patterns. */
+enum { RANDOM, FEW, EQUAL, ASCENDING, DESCENDING, HIGH_BITS, SPECIAL, SMALL, PATTERNS };
+static const char *const pattern_names[] = {"random", "few", "equal", "ascending", "descending",
+                                            "high-bits", "special", "small"};
+
+static const uint32_t f32_special[] = {0x7FC00000u, 0xFFC00000u, 0x7F800000u, 0xFF800000u, 0x00000000u,
+                                       0x80000000u, 0x3F800000u, 0xBF800000u, 0x00000001u, 0x80000001u,
+                                       0x7F7FFFFFu, 0xFF7FFFFFu, 0x7FA00000u, 0xFFA00001u};
+static const uint64_t f64_special[] = {0x7FF8000000000000u, 0xFFF8000000000000u, 0x7FF0000000000000u,
+                                       0xFFF0000000000000u, 0x0000000000000000u, 0x8000000000000000u,
+                                       0x3FF0000000000000u, 0xBFF0000000000000u, 0x0000000000000001u,
+                                       0x8000000000000001u, 0x7FEFFFFFFFFFFFFFu, 0xFFEFFFFFFFFFFFFFu,
+                                       0x7FF4000000000000u, 0xFFF4000000000001u};
+
+static void fill_keys(void *keys, clperm_key_type type, uint64_t n, int pattern, uint64_t seed) {
+    size_t ks = clperm_key_size(type);
+    test_fill_random(keys, (size_t)n * ks, seed);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t k = test_item(keys, i, ks);
+        switch (pattern) {
+        case FEW: k %= 3; break;
+        case EQUAL: k = 42; break;
+        case ASCENDING: k = i; break;
+        case DESCENDING: k = n - i; break;
+        case HIGH_BITS: k &= ks == 8 ? 0xF000000000000000u : 0xF0000000u; break;
+        case SPECIAL:
+            if (type == CLPERM_KEY_F32) k = f32_special[k % (sizeof f32_special / 4)];
+            if (type == CLPERM_KEY_F64) k = f64_special[k % (sizeof f64_special / 8)];
+            break;
+        case SMALL: k &= 0xFFFFF; break;
+        default: break;
+        }
+        memcpy((char *)keys + i * ks, &k, ks);
+    }
+}
+
+/* Values: the input position, spread over all bits of u64 values. */
+static void fill_values(void *values, clperm_type type, uint64_t n) {
+    for (uint64_t i = 0; i < n; i++) {
+        if (type == CLPERM_TYPE_U32) ((uint32_t *)values)[i] = (uint32_t)i;
+        if (type == CLPERM_TYPE_U64) ((uint64_t *)values)[i] = i ^ (i << 40) ^ 0x5a00000000000000u;
+    }
+}
+
+#define CANARY 16 /* items past n, filled with a pattern that must come back untouched */
+
+static cl_mem canary_buffer(clperm_ctx *ctx, const void *items, uint64_t n, size_t es) {
+    size_t bytes = (size_t)(n + CANARY) * es;
+    unsigned char *b = malloc(bytes);
+    cr_assert(b);
+    memset(b, 0xC5, bytes);
+    if (n) memcpy(b, items, (size_t)n * es);
+    cl_mem m = test_buffer(ctx, bytes, b);
+    cr_assert(m);
+    free(b);
+    return m;
+}
+
+static void check_canary(const unsigned char *got, uint64_t n, size_t es, const char *what) {
+    for (size_t i = (size_t)n * es; i < (size_t)(n + CANARY) * es; i++)
+        cr_assert_eq(got[i], 0xC5, "%s: byte %zu past the end was written", what, i - (size_t)n * es);
+}
+
+/* The device's keys (and values) against the host's, and the canaries past them. */
+static void compare_result(clperm_ctx *ctx, cl_mem dk, cl_mem dv, const void *want, const void *wantv, uint64_t n,
+                           size_t ks, size_t vs, const char *what) {
+    unsigned char *got = malloc((size_t)(n + CANARY) * 8);
+    cr_assert(got);
+    cr_assert_eq(test_read(ctx, dk, (size_t)(n + CANARY) * ks, got), 0);
+    uint64_t d = test_first_diff(want, got, n, ks);
+    cr_assert_eq(d, n, "%s: key %llu differs: %#llx, want %#llx", what, (unsigned long long)d,
+                 (unsigned long long)test_item(got, d, ks), (unsigned long long)test_item(want, d, ks));
+    check_canary(got, n, ks, what);
+    if (vs) {
+        cr_assert_eq(test_read(ctx, dv, (size_t)(n + CANARY) * vs, got), 0);
+        d = test_first_diff(wantv, got, n, vs);
+        cr_assert_eq(d, n, "%s: value %llu differs", what, (unsigned long long)d);
+        check_canary(got, n, vs, what);
+    }
+    free(got);
+}
+
+typedef struct sort_case {
+    const config *cfg;
+    clperm_key_type key_type;
+    clperm_type value_type;
+    uint64_t n;
+    int pattern;
+    clperm_sort_order order;
+    uint64_t seed;
+} sort_case;
+
+static void describe(const sort_case *c, clperm_ctx *ctx, char *buf, size_t cap) {
+    snprintf(buf, cap, "%s [%s]: keys %s values %s n=%llu %s %s bits [%u,%u) seed %#llx", test_device_label(ctx),
+             c->cfg->name, key_names[c->key_type], value_names[c->value_type == CLPERM_TYPE_U32   ? 1
+                                                               : c->value_type == CLPERM_TYPE_U64 ? 2
+                                                                                                   : 0],
+             (unsigned long long)c->n, pattern_names[c->pattern], c->order.descending ? "descending" : "ascending",
+             c->order.bit_lo, c->order.bit_hi, (unsigned long long)c->seed);
+}
+
+/* One sort on the device against the host's; returns 0 when the device cannot run the
+ * configuration. */
+static int check_sort(clperm_ctx *ctx, const sort_case *c) {
+    char what[400];
+    describe(c, ctx, what, sizeof what);
+    size_t ks = clperm_key_size(c->key_type), vs = c->value_type ? clperm_type_size(c->value_type) : 0;
+    uint64_t n = c->n;
+    void *keys = malloc((size_t)n * ks + 8), *want = malloc((size_t)n * ks + 8);
+    void *vals = malloc((size_t)n * 8 + 8), *wantv = malloc((size_t)n * 8 + 8);
+    cr_assert(keys && want && vals && wantv);
+    fill_keys(keys, c->key_type, n, c->pattern, c->seed);
+    fill_values(vals, c->value_type, n);
+    memcpy(want, keys, (size_t)n * ks);
+    memcpy(wantv, vals, (size_t)n * vs);
+    clperm_sort_host_request hr = {c->key_type, want, c->value_type, vs ? wantv : NULL, n, c->order};
+    cr_assert_eq(clperm_sort_host(&hr), CLPERM_SUCCESS, "%s: host sort", what);
+    cl_mem dk = canary_buffer(ctx, keys, n, ks), dv = vs ? canary_buffer(ctx, vals, n, vs) : NULL;
+    clperm_sort_request req = {c->key_type, dk, c->value_type, dv, n, c->order, NULL, NULL};
+    cl_event ev = NULL;
+    clperm_status st = clperm_sort(ctx, &req, 0, NULL, &ev);
+    int ran = st != CLPERM_ERROR_UNSUPPORTED;
+    if (ran) {
+        cr_assert_eq(st, CLPERM_SUCCESS, "%s: %s\n%s", what, clperm_status_name(st), clperm_ctx_build_log(ctx));
+        cr_assert_eq(clWaitForEvents(1, &ev), CL_SUCCESS, "%s: event", what);
+        clReleaseEvent(ev);
+        compare_result(ctx, dk, dv, want, wantv, n, ks, vs, what);
+    }
+    if (dv) clReleaseMemObject(dv);
+    clReleaseMemObject(dk);
+    free(keys), free(want), free(vals), free(wantv);
+    return ran;
+}
+
+/* ---- the host reference ---- */
+
+static int is_sorted_stable(const void *keys, const uint32_t *pos, uint64_t n, clperm_key_type type, int desc) {
+    size_t ks = clperm_key_size(type);
+    for (uint64_t i = 1; i < n; i++) {
+        uint64_t a = test_item(keys, i - 1, ks), b = test_item(keys, i, ks);
+        double fa, fb;
+        int cmp;
+        switch (type) {
+        case CLPERM_KEY_I32: cmp = (int32_t)a < (int32_t)b ? -1 : (int32_t)a > (int32_t)b; break;
+        case CLPERM_KEY_I64: cmp = (int64_t)a < (int64_t)b ? -1 : (int64_t)a > (int64_t)b; break;
+        case CLPERM_KEY_F32:
+        case CLPERM_KEY_F64:
+            if (type == CLPERM_KEY_F32) {
+                float x, y;
+                uint32_t a32 = (uint32_t)a, b32 = (uint32_t)b;
+                memcpy(&x, &a32, 4), memcpy(&y, &b32, 4);
+                fa = x, fb = y;
+            } else {
+                memcpy(&fa, &a, 8), memcpy(&fb, &b, 8);
+            }
+            /* Ordinary numbers only; specials are checked by known answers. */
+            cmp = fa < fb ? -1 : fa > fb;
+            if (fa == fb && fa == 0) cmp = 0;
+            break;
+        default: cmp = a < b ? -1 : a > b; break;
+        }
+        if (desc) cmp = -cmp;
+        if (cmp > 0 || (cmp == 0 && a == b && pos[i - 1] > pos[i])) return 0;
+    }
+    return 1;
+}
+
+Test(sort_host, orders_every_type_and_is_stable) {
+    /* f32 and f64 totalOrder with NaNs of both signs at the ends. */
+    float f[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1.0f, -1.0f};
+    double g[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0, -0.0, 1.0, -1.0};
+    const uint32_t want_asc[8] = {1, 3, 7, 5, 4, 6, 2, 0}, want_desc[8] = {0, 2, 6, 4, 5, 7, 3, 1};
+    for (int desc = 0; desc < 2; desc++) {
+        uint32_t v[8] = {0, 1, 2, 3, 4, 5, 6, 7}, w[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+        float f2[8];
+        double g2[8];
+        memcpy(f2, f, sizeof f), memcpy(g2, g, sizeof g);
+        clperm_sort_host_request rf = {CLPERM_KEY_F32, f2, CLPERM_TYPE_U32, v, 8, {desc, 0, 0}};
+        clperm_sort_host_request rg = {CLPERM_KEY_F64, g2, CLPERM_TYPE_U32, w, 8, {desc, 0, 0}};
+        cr_assert_eq(clperm_sort_host(&rf), CLPERM_SUCCESS);
+        cr_assert_eq(clperm_sort_host(&rg), CLPERM_SUCCESS);
+        const uint32_t *want = desc ? want_desc : want_asc;
+        cr_assert(memcmp(v, want, sizeof v) == 0, "f32 desc=%d: %u %u %u %u %u %u %u %u", desc, v[0], v[1], v[2],
+                  v[3], v[4], v[5], v[6], v[7]);
+        cr_assert(memcmp(w, want, sizeof w) == 0, "f64 desc=%d", desc);
+    }
+    int64_t s[] = {3, -1, INT64_MIN, INT64_MAX, 0, -1};
+    uint32_t sv[6] = {0, 1, 2, 3, 4, 5};
+    clperm_sort_host_request rs = {CLPERM_KEY_I64, s, CLPERM_TYPE_U32, sv, 6, {0, 0, 0}};
+    cr_assert_eq(clperm_sort_host(&rs), CLPERM_SUCCESS);
+    cr_assert(s[0] == INT64_MIN && s[1] == -1 && s[2] == -1 && s[3] == 0 && s[4] == 3 && s[5] == INT64_MAX);
+    cr_assert(sv[1] == 1 && sv[2] == 5, "equal keys lost their order");
+    /* A bit range: only bits [4, 8) count, ties keep their order. */
+    uint32_t k[6] = {0x13, 0x02, 0x1F, 0x21, 0x05, 0x10}, kv[6] = {0, 1, 2, 3, 4, 5};
+    clperm_sort_host_request rk = {CLPERM_KEY_U32, k, CLPERM_TYPE_U32, kv, 6, {0, 4, 8}};
+    cr_assert_eq(clperm_sort_host(&rk), CLPERM_SUCCESS);
+    const uint32_t wk[6] = {0x02, 0x05, 0x13, 0x1F, 0x10, 0x21};
+    cr_assert(memcmp(k, wk, sizeof wk) == 0, "bit range: %x %x %x %x %x %x", k[0], k[1], k[2], k[3], k[4], k[5]);
+    /* Random keys of every type, with repeats: sorted and stable (the values are positions). */
+    for (size_t t = 0; t < sizeof key_types / sizeof key_types[0]; t++)
+        for (int desc = 0; desc < 2; desc++) {
+            uint64_t n = 1000;
+            size_t ks = clperm_key_size(key_types[t]);
+            void *keys = malloc(n * ks);
+            uint32_t *pos = malloc(n * 4);
+            fill_keys(keys, key_types[t], n, FEW, 7 + t);
+            fill_values(pos, CLPERM_TYPE_U32, n);
+            clperm_sort_host_request r = {key_types[t], keys, CLPERM_TYPE_U32, pos, n, {desc, 0, 0}};
+            cr_assert_eq(clperm_sort_host(&r), CLPERM_SUCCESS);
+            cr_assert(is_sorted_stable(keys, pos, n, key_types[t], desc), "%s desc=%d: not sorted or not stable",
+                      key_names[key_types[t]], desc);
+            fill_keys(keys, key_types[t], n, RANDOM, 9 + t);
+            fill_values(pos, CLPERM_TYPE_U32, n);
+            cr_assert_eq(clperm_sort_host(&r), CLPERM_SUCCESS);
+            if (key_types[t] != CLPERM_KEY_F32 && key_types[t] != CLPERM_KEY_F64)
+                cr_assert(is_sorted_stable(keys, pos, n, key_types[t], desc), "%s desc=%d: random keys not sorted",
+                          key_names[key_types[t]], desc);
+            free(keys), free(pos);
+        }
+    /* Bad requests. */
+    uint32_t x[2] = {2, 1};
+    clperm_sort_host_request bad = {CLPERM_KEY_U32, x, 0, NULL, 2, {0, 0, 0}};
+    bad.key_type = (clperm_key_type)7;
+    cr_assert_eq(clperm_sort_host(&bad), CLPERM_ERROR_INVALID_TYPE);
+    bad.key_type = CLPERM_KEY_U32;
+    bad.order.bit_hi = 33;
+    cr_assert_eq(clperm_sort_host(&bad), CLPERM_ERROR_INVALID_ARGUMENT);
+    bad.order.bit_lo = 8, bad.order.bit_hi = 8;
+    cr_assert_eq(clperm_sort_host(&bad), CLPERM_ERROR_INVALID_ARGUMENT);
+    bad.order.bit_lo = 0, bad.order.bit_hi = 0, bad.value_type = CLPERM_TYPE_U32, bad.values = x;
+    cr_assert_eq(clperm_sort_host(&bad), CLPERM_ERROR_INVALID_ARGUMENT);
+    cr_assert(x[0] == 2 && x[1] == 1, "a refused sort wrote its keys");
+}
+
+/* ---- the device ---- */
+
+/* The (key, value) types a configuration is checked with: all, or one of each width pair. */
+static int type_in(const config *cfg, size_t t, size_t v) {
+    static const int few[6][3] = {{1, 1, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 1}, {0, 0, 0}, {0, 1, 0}};
+#ifdef CLPERM_TEST_SMALL
+    (void)cfg;
+    return few[t][v];
+#else
+    return cfg->full || few[t][v];
+#endif
+}
+
+/* Every configuration the device runs: key and value types at sizes around the tile; the
+ * patterns, orders and bit ranges with values (stability shows in them). */
+Test(sort, device_equals_host) {
+    uint64_t seed = test_seed();
+    cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
+    /* Each configuration sets every sort parameter, so one context per device serves them all. */
+    TEST_EACH_DEVICE(ctx) {
+        effective seen[CONFIGS];
+        size_t nseen = 0;
+        for (size_t ci = 0; ci < CONFIGS; ci++) {
+            const config *cfg = &configs[ci];
+#ifdef CLPERM_TEST_SMALL
+            if (!cfg->small) continue;
+#endif
+            if (!apply(ctx, cfg) || seen_before(ctx, seen, &nseen)) {
+                cr_log_info("%s: %s not available or the same as one before", test_device_label(ctx), cfg->name);
+                continue;
+            }
+            uint64_t tile = tile_of(ctx);
+#ifdef CLPERM_TEST_SMALL
+            const uint64_t sizes[] = {0, 1, tile - 1, tile + 1, 2 * tile + 7};
+#else
+            const uint64_t sizes[] = {0, 1, 2, 97, tile - 1, tile, tile + 1, 1009, 3 * tile + 7};
+#endif
+            int ran = 0;
+            for (size_t t = 0; t < 6; t++)
+                for (size_t v = 0; v < 3; v++)
+                    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0] && type_in(cfg, t, v); s++) {
+                        sort_case c = {cfg, key_types[t], value_types[v], sizes[s], RANDOM, {0, 0, 0}, seed + s * 7 + t};
+                        ran += check_sort(ctx, &c);
+                    }
+            uint64_t n = 2 * tile + 5;
+            for (int pattern = 0; pattern < PATTERNS; pattern++)
+                for (size_t t = 0; t < 6; t++) {
+#ifdef CLPERM_TEST_SMALL
+                    /* Under the simulator: stability (few distinct keys) and the float specials. */
+                    if (!(pattern == FEW && t == 0) && !(pattern == SPECIAL && t == 5)) continue;
+#endif
+                    if (!type_in(cfg, t, 1) && !(pattern == SPECIAL && (t == 2 || t == 5))) continue;
+                    sort_case c = {cfg, key_types[t], CLPERM_TYPE_U32, n, pattern, {0, 0, 0}, seed + 100};
+                    ran += check_sort(ctx, &c);
+                    c.order.descending = 1;
+                    ran += check_sort(ctx, &c);
+                }
+#ifdef CLPERM_TEST_SMALL
+            const clperm_sort_order ranges[] = {{1, 4, 13}};
+#else
+            const clperm_sort_order ranges[] = {{0, 0, 20}, {0, 4, 13}, {1, 8, 32}, {0, 31, 32}, {1, 0, 1}};
+#endif
+            for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++)
+                for (size_t t = 0; t < 6; t++) {
+                    if (!type_in(cfg, t, 2) && t != 0) continue;
+                    sort_case c = {cfg, key_types[t], CLPERM_TYPE_U64, n, r ? FEW : SMALL, ranges[r], seed + 200 + r};
+                    ran += check_sort(ctx, &c);
+                }
+            cr_log_info("%s: %s: %d sorts", test_device_label(ctx), cfg->name, ran);
+        }
+    }
+}
+
+#ifndef CLPERM_TEST_SMALL
+/* 2^20 + 3 keys: many tiles, every digit in use, in the default configuration and Onesweep. */
+Test(sort, large) {
+    uint64_t seed = test_seed();
+    TEST_EACH_DEVICE(ctx) {
+        for (size_t ci = 0; ci < 2; ci++) {
+            if (apply(ctx, &configs[ci])) {
+                sort_case c = {&configs[ci], CLPERM_KEY_U32, CLPERM_TYPE_U32, (1u << 20) + 3, RANDOM, {0, 0, 0}, seed};
+                check_sort(ctx, &c);
+                c.key_type = CLPERM_KEY_F64;
+                c.value_type = 0;
+                c.pattern = SPECIAL;
+                check_sort(ctx, &c);
+            }
+        }
+    }
+}
+#endif
+
+/* ---- the segmented sort ---- */
+
+/* Segments of the given lengths (offsets from `start`), keys and values around them; the device
+ * against the host, canaries past n untouched. */
+static void check_segmented(clperm_ctx *ctx, clperm_key_type kt, clperm_type vt, clperm_type ot, const uint64_t *lens,
+                            size_t count, uint64_t start, uint64_t tail, clperm_sort_order order, int pattern,
+                            uint64_t seed) {
+    size_t ks = clperm_key_size(kt), vs = vt ? clperm_type_size(vt) : 0, os = clperm_type_size(ot);
+    uint64_t *off = malloc((count + 1) * 8);
+    cr_assert(off);
+    off[0] = start;
+    for (size_t i = 0; i < count; i++) off[i + 1] = off[i] + lens[i];
+    uint64_t n = off[count] + tail;
+    unsigned char *ob = malloc((count + 1) * os);
+    for (size_t i = 0; i <= count; i++) memcpy(ob + i * os, &off[i], os);
+    void *keys = malloc((size_t)n * ks + 8), *want = malloc((size_t)n * ks + 8);
+    void *vals = malloc((size_t)n * 8 + 8), *wantv = malloc((size_t)n * 8 + 8);
+    cr_assert(keys && want && vals && wantv);
+    fill_keys(keys, kt, n, pattern, seed);
+    fill_values(vals, vt, n);
+    memcpy(want, keys, (size_t)n * ks);
+    memcpy(wantv, vals, (size_t)n * vs);
+    clperm_sort_host_request hr = {kt, want, vt, vs ? wantv : NULL, n, order};
+    cr_assert_eq(clperm_sort_segmented_host(&hr, ob, ot, count), CLPERM_SUCCESS);
+    cl_mem dk = canary_buffer(ctx, keys, n, ks), dv = vs ? canary_buffer(ctx, vals, n, vs) : NULL;
+    cl_mem doff = test_buffer(ctx, (count + 1) * os, ob);
+    clperm_sort_request req = {kt, dk, vt, dv, n, order, NULL, NULL};
+    clperm_segments segs = {doff, ot, count};
+    cl_event ev = NULL;
+    clperm_status st = clperm_sort_segmented(ctx, &req, &segs, 0, NULL, &ev);
+    char what[300];
+    snprintf(what, sizeof what, "%s: segmented %s/%s offsets %s, %zu segments, n=%llu, seed %#llx",
+             test_device_label(ctx), key_names[kt], value_names[vt == CLPERM_TYPE_U32 ? 1 : vt ? 2 : 0],
+             ot == CLPERM_TYPE_U32 ? "u32" : "u64", count, (unsigned long long)n, (unsigned long long)seed);
+    cr_assert_eq(st, CLPERM_SUCCESS, "%s: %s\n%s", what, clperm_status_name(st), clperm_ctx_build_log(ctx));
+    cr_assert_eq(clWaitForEvents(1, &ev), CL_SUCCESS);
+    clReleaseEvent(ev);
+    compare_result(ctx, dk, dv, want, wantv, n, ks, vs, what);
+    if (dv) clReleaseMemObject(dv);
+    clReleaseMemObject(dk);
+    clReleaseMemObject(doff);
+    free(off), free(ob), free(keys), free(want), free(vals), free(wantv);
+}
+
+Test(sort_segmented, device_equals_host) {
+    uint64_t seed = test_seed();
+    cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
+    TEST_EACH_DEVICE(ctx) {
+        for (size_t ci = 0; ci < 2; ci++) {
+            if (!apply(ctx, &configs[ci])) continue;
+            uint64_t tile = tile_of(ctx), max = 0;
+            clperm_sort_segment_max(ctx, CLPERM_KEY_U32, 1, CLPERM_TILE_SORT_AUTO, &max);
+            /* Empty ones, single keys, short ones of every size class, the tile sorts' limits and
+             * the work-group kernel's tile, and longer ones. */
+            uint64_t lens[64];
+            size_t count = 0;
+            const uint64_t fixed[] = {0, 1, 2, 3, 0, 0, 5, 17, 33, 64, 65, 255, 256, 257,
+                                      max - 1, max, max + 1, tile - 1, tile, tile + 1, 3 * tile + 1, 0, 31};
+            for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) lens[count++] = fixed[i];
+            /* Every size class with u32 pairs; two classes and the longer kinds with the other types
+             * (each class and type is a tile program to build). */
+            const uint64_t few_lens[] = {0, 1, 3, 0, 200, 3 * tile + 1, 2};
+            for (int t = 0; t < 6; t++)
+                for (int v = 0; v < 3; v++) {
+                    if (!type_in(&configs[ci], (size_t)t, (size_t)v)) continue;
+                    int all = t == 0 && v == 1;
+                    check_segmented(ctx, key_types[t], value_types[v], (t + v) & 1 ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32,
+                                    all ? lens : few_lens, all ? count : sizeof few_lens / sizeof few_lens[0],
+                                    (uint64_t)t, 5, (clperm_sort_order){0, 0, 0}, RANDOM, seed + t);
+                }
+            check_segmented(ctx, CLPERM_KEY_F32, CLPERM_TYPE_U32, CLPERM_TYPE_U32, few_lens,
+                            sizeof few_lens / sizeof few_lens[0], 0, 0, (clperm_sort_order){1, 0, 0}, SPECIAL, seed);
+            check_segmented(ctx, CLPERM_KEY_U64, CLPERM_TYPE_U64, CLPERM_TYPE_U32, lens, count, 0, 0,
+                            (clperm_sort_order){0, 3, 17}, FEW, seed);
+            /* Uniform segments: the tile sort's own case. */
+            uint64_t same[40];
+            for (size_t i = 0; i < 40; i++) same[i] = max;
+            check_segmented(ctx, CLPERM_KEY_U32, 0, CLPERM_TYPE_U32, same, 40, 0, 0, (clperm_sort_order){0, 0, 0},
+                            RANDOM, seed);
+            for (size_t i = 0; i < 40; i++) same[i] = 7;
+            check_segmented(ctx, CLPERM_KEY_U32, CLPERM_TYPE_U32, CLPERM_TYPE_U64, same, 40, 3, 2,
+                            (clperm_sort_order){0, 0, 0}, FEW, seed);
+#ifndef CLPERM_TEST_SMALL
+            /* One huge segment (the device-wide sort) among tiny ones. */
+            uint64_t mixed[] = {3, 1, (UINT64_C(1) << 20) + 1, 0, 2, 9, 1000};
+            check_segmented(ctx, CLPERM_KEY_U32, CLPERM_TYPE_U32, CLPERM_TYPE_U32, mixed, 7, 1, 1,
+                            (clperm_sort_order){0, 0, 0}, RANDOM, seed);
+#endif
+        }
+    }
+}
+
+/* Offsets that decrease or pass n are refused, and nothing is written. */
+Test(sort_segmented, bad_offsets_refused) {
+    TEST_EACH_DEVICE(ctx) {
+        uint32_t keys[64];
+        for (int i = 0; i < 64; i++) keys[i] = 64u - (uint32_t)i;
+        const uint32_t bad[][5] = {{0, 10, 5, 20, 30}, {0, 10, 20, 30, 65}, {70, 80, 90, 100, 110}, {0, 0, 0, 0, 65}};
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+            cl_mem dk = canary_buffer(ctx, keys, 64, 4), doff = test_buffer(ctx, sizeof bad[b], bad[b]);
+            clperm_sort_request req = {CLPERM_KEY_U32, dk, 0, NULL, 64, {0, 0, 0}, NULL, NULL};
+            clperm_segments segs = {doff, CLPERM_TYPE_U32, 4};
+            cr_assert_eq(clperm_sort_segmented(ctx, &req, &segs, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT,
+                         "bad offsets %zu accepted", b);
+            unsigned char got[(64 + CANARY) * 4];
+            cr_assert_eq(test_read(ctx, dk, sizeof got, got), 0);
+            cr_assert(memcmp(got, keys, sizeof keys) == 0, "refused offsets %zu: keys written", b);
+            check_canary(got, 64, 4, "refused offsets");
+            /* Too small an offsets buffer. */
+            segs.count = 5;
+            cr_assert_eq(clperm_sort_segmented(ctx, &req, &segs, 0, NULL, NULL), CLPERM_ERROR_BUFFER_TOO_SMALL);
+            segs.count = 4;
+            segs.offset_type = (clperm_type)9;
+            cr_assert_eq(clperm_sort_segmented(ctx, &req, &segs, 0, NULL, NULL), CLPERM_ERROR_INVALID_TYPE);
+            clReleaseMemObject(dk);
+            clReleaseMemObject(doff);
+        }
+    }
+}
+
+/* ---- bad input: a clear status, nothing written ---- */
+
+static cl_mem filled_buffer(clperm_ctx *ctx, size_t bytes, cl_mem_flags flags) {
+    unsigned char *b = malloc(bytes);
+    memset(b, 0xC5, bytes);
+    cl_int e;
+    cl_mem m = clCreateBuffer(clperm_ctx_cl_context(ctx), flags | CL_MEM_COPY_HOST_PTR, bytes, b, &e);
+    cr_assert(m);
+    free(b);
+    return m;
+}
+
+static void untouched(clperm_ctx *ctx, cl_mem m, size_t bytes, const char *what) {
+    unsigned char *b = malloc(bytes);
+    cr_assert_eq(test_read(ctx, m, bytes, b), 0);
+    for (size_t i = 0; i < bytes; i++) cr_assert_eq(b[i], 0xC5, "%s: byte %zu written", what, i);
+    free(b);
+}
+
+Test(sort, bad_input_refused) {
+    TEST_EACH_DEVICE(ctx) {
+        const uint64_t n = 100;
+        cl_mem keys = filled_buffer(ctx, n * 4, CL_MEM_READ_WRITE), vals = filled_buffer(ctx, n * 8, CL_MEM_READ_WRITE);
+        cl_mem small = filled_buffer(ctx, n * 4 - 4, CL_MEM_READ_WRITE), ro = filled_buffer(ctx, n * 4, CL_MEM_READ_ONLY);
+        cl_mem tk = filled_buffer(ctx, n * 4, CL_MEM_READ_WRITE), tv = filled_buffer(ctx, n * 8, CL_MEM_READ_WRITE);
+        const clperm_sort_request good = {CLPERM_KEY_U32, keys, CLPERM_TYPE_U64, vals, n, {0, 0, 0}, tk, tv};
+        struct {
+            const char *what;
+            clperm_sort_request req;
+            clperm_status want;
+        } cases[] = {
+            {"keys too small", good, CLPERM_ERROR_BUFFER_TOO_SMALL},
+            {"values too small", good, CLPERM_ERROR_BUFFER_TOO_SMALL},
+            {"values are the keys", good, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"unknown key type", good, CLPERM_ERROR_INVALID_TYPE},
+            {"unknown value type", good, CLPERM_ERROR_INVALID_TYPE},
+            {"values without a value type", good, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"no keys", good, CLPERM_ERROR_INVALID_BUFFER},
+            {"read-only keys", good, CLPERM_ERROR_BUFFER_READ_ONLY},
+            {"temp keys too small", good, CLPERM_ERROR_BUFFER_TOO_SMALL},
+            {"temp keys are the keys", good, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"temp values are the values", good, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"bits beyond the key", good, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"an empty bit range", good, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"descending 2", good, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"u64 keys in a buffer of n u32", good, CLPERM_ERROR_BUFFER_TOO_SMALL},
+        };
+        cases[0].req.keys = small;
+        cases[1].req.value_type = CLPERM_TYPE_U64, cases[1].req.values = keys, cases[1].req.keys = tk,
+        cases[1].req.temp_keys = NULL;
+        cases[2].req.values = keys, cases[2].req.value_type = CLPERM_TYPE_U32;
+        cases[3].req.key_type = (clperm_key_type)7;
+        cases[4].req.value_type = (clperm_type)3;
+        cases[5].req.value_type = 0;
+        cases[6].req.keys = NULL;
+        cases[7].req.keys = ro;
+        cases[8].req.temp_keys = small;
+        cases[9].req.temp_keys = keys;
+        cases[10].req.temp_values = vals;
+        cases[11].req.order.bit_hi = 33;
+        cases[12].req.order.bit_lo = 9, cases[12].req.order.bit_hi = 9;
+        cases[13].req.order.descending = 2;
+        cases[14].req.key_type = CLPERM_KEY_U64;
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            cl_event ev = NULL;
+            clperm_status st = clperm_sort(ctx, &cases[i].req, 0, NULL, &ev);
+            cr_assert_eq(st, cases[i].want, "%s: %s, want %s", cases[i].what, clperm_status_name(st),
+                         clperm_status_name(cases[i].want));
+            cr_assert_null(ev, "%s: an event came back", cases[i].what);
+            clperm_segments segs = {vals, CLPERM_TYPE_U32, 4};
+            st = clperm_sort_segmented(ctx, &cases[i].req, &segs, 0, NULL, NULL);
+            cr_assert_eq(st, cases[i].want, "segmented, %s: %s", cases[i].what, clperm_status_name(st));
+        }
+        cr_assert_eq(clperm_sort(ctx, NULL, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT);
+        cr_assert_eq(clperm_sort(ctx, &good, 1, NULL, NULL), CLPERM_ERROR_INVALID_EVENT_LIST);
+        cr_assert_eq(clperm_sort(NULL, &good, 0, NULL, NULL), CLPERM_ERROR_INVALID_CONTEXT);
+        cr_assert_eq(clperm_sort_segmented(ctx, &good, NULL, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT);
+        clperm_segments short_offsets = {small, CLPERM_TYPE_U64, n / 2};
+        cr_assert_eq(clperm_sort_segmented(ctx, &good, &short_offsets, 0, NULL, NULL), CLPERM_ERROR_BUFFER_TOO_SMALL);
+        cl_mem all[] = {keys, vals, small, ro, tk, tv};
+        const char *names[] = {"keys", "values", "small", "read-only", "temp keys", "temp values"};
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+            size_t bytes = 0;
+            clGetMemObjectInfo(all[i], CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
+            untouched(ctx, all[i], bytes, names[i]);
+            clReleaseMemObject(all[i]);
+        }
+    }
+}
+
+/* ---- above 2^32 bytes: 64-bit positions ---- */
+#ifndef CLPERM_TEST_SMALL
+
+/* 2^30 + 3 u32 keys (4 GiB and 12 bytes), where the device holds them twice over: sorted, and the
+ * same keys (a sum and a sum of squares, mod 2^64, as a check of the multiset). */
+Test(sort, beyond_four_gibibytes) {
+    const uint64_t n = (UINT64_C(1) << 30) + 3;
+    TEST_EACH_DEVICE(ctx) {
+        clperm_profile p;
+        cr_assert_eq(clperm_ctx_profile(ctx, &p), CLPERM_SUCCESS);
+        if (p.max_alloc_bytes < n * 4 || p.global_mem_bytes < 3 * n * 4) {
+            cr_log_info("%s: skipped, the device does not hold 2 x %llu bytes (max allocation %llu, memory %llu)",
+                        test_device_label(ctx), (unsigned long long)(n * 4), (unsigned long long)p.max_alloc_bytes,
+                        (unsigned long long)p.global_mem_bytes);
+            continue;
+        }
+        uint32_t *keys = malloc(n * 4);
+        cr_assert(keys, "host memory for 4 GiB of keys");
+        test_fill_random(keys, n * 4, test_seed());
+        uint64_t sum = 0, squares = 0;
+        for (uint64_t i = 0; i < n; i++) sum += keys[i], squares += (uint64_t)keys[i] * keys[i];
+        cl_mem dk = test_buffer(ctx, n * 4, keys);
+        cr_assert(dk);
+        clperm_sort_request req = {CLPERM_KEY_U32, dk, 0, NULL, n, {0, 0, 0}, NULL, NULL};
+        clperm_status st = clperm_sort(ctx, &req, 0, NULL, NULL);
+        cr_assert_eq(st, CLPERM_SUCCESS, "%s: %s", test_device_label(ctx), clperm_status_name(st));
+        cr_assert_eq(test_read(ctx, dk, n * 4, keys), 0);
+        uint64_t sum2 = 0, squares2 = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            if (i) cr_assert(keys[i - 1] <= keys[i], "%s: out of order at %llu", test_device_label(ctx), (unsigned long long)i);
+            sum2 += keys[i], squares2 += (uint64_t)keys[i] * keys[i];
+        }
+        cr_assert(sum == sum2 && squares == squares2, "%s: the keys changed", test_device_label(ctx));
+        clReleaseMemObject(dk);
+        free(keys);
+    }
+}
+#endif
+
+/* ---- the tile ranking's bank conflicts ---- */
+
+/* In the trace build's count (32 banks, a subgroup's 32 work-items together): keys all equal take
+ * one digit, so every step of the ranking and the exchange touches consecutive words or one word:
+ * no conflicts. Random keys scatter through the exchange: conflicts, reported. */
+Test(sort, rank_conflicts) {
+#ifdef CLPERM_TEST_SMALL
+    const int shapes[][2] = {{0, 0}};
+#else
+    const int shapes[][2] = {{0, 0}, {256, 16}}; /* the device's, and NVIDIA's table's */
+#endif
+#ifdef CLPERM_TEST_SMALL
+    const uint64_t n = 2 * 256 + 17;
+#else
+    const uint64_t n = 3 * 4096 + 17;
+#endif
+    uint32_t *keys = malloc(n * 4);
+    TEST_EACH_DEVICE(ctx) {
+        for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
+            int wg = 0, items = 0;
+            clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_ALGORITHM, 2);
+            clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_KERNEL, 1);
+            if (clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_WG_SIZE, shapes[sh][0]) == CLPERM_SUCCESS &&
+                clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_ITEMS, shapes[sh][1]) == CLPERM_SUCCESS) {
+                clperm_ctx_get_param(ctx, CLPERM_PARAM_SORT_WG_SIZE, &wg);
+                clperm_ctx_get_param(ctx, CLPERM_PARAM_SORT_ITEMS, &items);
+            }
+            for (int pattern = 0; pattern < 3 && wg && wg % 32 == 0; pattern++) {
+                fill_keys(keys, CLPERM_KEY_U32, n, pattern == 0 ? EQUAL : pattern == 1 ? FEW : RANDOM, 5);
+                clperm_conflict_report r;
+                clperm_status st = clperm_sort_rank_conflicts(ctx, keys, n, &r);
+                cr_assert_eq(st, CLPERM_SUCCESS, "%s: %s\n%s", test_device_label(ctx), clperm_status_name(st),
+                             clperm_ctx_build_log(ctx));
+                cr_assert_gt(r.accesses, 4 * n, "the trace recorded too little");
+                cr_log_info("%s: work-groups of %d x %d keys, %s keys: %llu accesses in %llu steps of %llu subgroups, "
+                            "%llu conflicts, at most %u-way",
+                            test_device_label(ctx), wg, items,
+                            pattern == 0 ? "equal" : pattern == 1 ? "three distinct" : "random",
+                            (unsigned long long)r.accesses, (unsigned long long)r.steps, (unsigned long long)r.tiles,
+                            (unsigned long long)r.conflicts, r.max_ways);
+                if (pattern == 0)
+                    cr_assert_eq(r.conflicts, 0, "equal keys: %llu conflicts", (unsigned long long)r.conflicts);
+                if (pattern == 2) cr_assert_gt(r.conflicts, 0, "random keys scatter without a conflict?");
+            }
+        }
+    }
+    free(keys);
+}
