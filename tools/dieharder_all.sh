@@ -4,10 +4,11 @@
 #   dieharder_all.sh CLPERM FAMILY K SEED [JOBS [SCRAMBLE]]
 # Prints one dieharder result line per test and ntuple, in the order of `dieharder -a`, then a
 # count of PASSED, WEAK and FAILED. JOBS: parallel jobs (default: the cores); SCRAMBLE: the output
-# scrambler, none or starstar (default: clperm's default). DIEHARDER names the dieharder binary.
+# scrambler, none or starstar (default: clperm's default). DIEHARDER names the dieharder binary;
+# DIEHARDER_TESTS, if set, keeps only those test numbers (-d, space-separated), for a short check.
 set -eu
 if [ $# -lt 4 ]; then
-    sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 clperm=$1 family=$2 k=$3 seed=$4 jobs=${5:-$(nproc)}
@@ -25,7 +26,10 @@ trap 'rm -rf "$dir"' EXIT
     n=0
     while [ $n -le 32 ]; do echo "203 $n"; n=$((n + 1)); done
     for d in 204 205 206 207 208 209; do echo "$d 0"; done
-} | awk '{ printf "%04d %s %s\n", NR, $1, $2 }' >"$dir/jobs"
+} | awk -v only="${DIEHARDER_TESTS:-}" '
+    BEGIN { n = split(only, t, " "); for (i = 1; i <= n; i++) keep[t[i]] = 1 }
+    !n || ($1 in keep) { printf "%04d %s %s\n", NR, $1, $2 }' >"$dir/jobs"
+[ -s "$dir/jobs" ] || { echo "dieharder_all.sh: no test left by DIEHARDER_TESTS=$DIEHARDER_TESTS" >&2; exit 2; }
 
 export clperm family k seed dh dir scramble
 xargs -P "$jobs" -L 1 sh -c '
