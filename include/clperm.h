@@ -78,7 +78,7 @@ extern "C" {
     X(ERROR_UNSUPPORTED, -1013, "not supported by this device")                                    \
     X(ERROR_BUILD_FAILED, -1014, "kernel program failed to build (see clperm_ctx_build_log)")      \
     X(ERROR_QUEUE_OUT_OF_ORDER, -1015, "command queue is out-of-order; clperm needs an in-order queue") \
-    X(ERROR_INVALID_EVENT_LIST, -1016, "event wait list is inconsistent with its length")               \
+    X(ERROR_INVALID_EVENT_LIST, -1016, "event wait list is inconsistent with its length or holds another context's event")               \
     X(ERROR_INTERNAL, -1017, "a limit inside the library was exceeded (please report it)")             \
     X(ERROR_BUFFER_OVERLAP, -1018, "buffers that must be distinct share memory")                       \
     X(ERROR_DIST_MISMATCH, -1019, "ranks disagree on arguments that must match, or their blocks do not add up to n") \

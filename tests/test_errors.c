@@ -118,6 +118,17 @@ Test(errors, bad_type_and_event_list) {
     cl_event none[1] = {NULL};
     EXPECT_STATUS(clperm_scan_exclusive(ctx, CLPERM_TYPE_U32, src, dst, N, 1, none, NULL), CLPERM_ERROR_INVALID_EVENT_LIST);
     EXPECT_STATUS(clperm_scan_exclusive(ctx, CLPERM_TYPE_U32, src, dst, N, 0, none, NULL), CLPERM_ERROR_INVALID_EVENT_LIST);
+    /* An event of another cl_context (a second context on the same device). */
+    clperm_ctx *other = test_open(0);
+    cr_assert(other);
+    cl_int err;
+    cl_event foreign[1] = {clCreateUserEvent(clperm_ctx_cl_context(other), &err)};
+    cr_assert_eq(err, CL_SUCCESS);
+    clSetUserEventStatus(foreign[0], CL_COMPLETE);
+    EXPECT_STATUS(clperm_scan_exclusive(ctx, CLPERM_TYPE_U32, src, dst, N, 1, foreign, NULL), CLPERM_ERROR_INVALID_EVENT_LIST);
+    EXPECT_STATUS(clperm_shuffle(ctx, src, dst, N, 4, 1, NULL, 1, foreign, NULL), CLPERM_ERROR_INVALID_EVENT_LIST);
+    clReleaseEvent(foreign[0]);
+    clperm_ctx_free(other);
     expect_untouched("a call with a bad type or event list");
 }
 

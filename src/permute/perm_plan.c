@@ -459,7 +459,7 @@ static clperm_status execute_checked(clperm_perm_plan *pl, cl_mem src, cl_mem ds
                                      const cl_event *events, cl_event *event) {
     clperm_ctx *ctx = pl->ctx;
     CLPERM_RETURN_IF(!clperm__perm_item_type(bytes), CLPERM_ERROR_INVALID_TYPE);
-    CLPERM_TRY(clperm__check_events(num_events, events));
+    CLPERM_TRY(clperm__check_events(ctx, num_events, events));
     CLPERM_TRY(clperm__check_buffer(ctx, src, pl->n, bytes, 0));
     CLPERM_TRY(clperm__check_buffer(ctx, dst, pl->n, bytes, 1));
     CLPERM_TRY(clperm__check_overlap(src, pl->n * bytes, dst, pl->n * bytes, 1));

@@ -57,7 +57,7 @@ static clperm_status enqueue(clperm_ctx *ctx, cl_kernel k, uint64_t groups, size
 static clperm_status check_pair(const clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t n, size_t elem_size,
                                 cl_uint num_events, const cl_event *events) {
     CLPERM_RETURN_IF(!clperm__perm_item_type(elem_size), CLPERM_ERROR_INVALID_TYPE);
-    CLPERM_TRY(clperm__check_events(num_events, events));
+    CLPERM_TRY(clperm__check_events(ctx, num_events, events));
     CLPERM_TRY(clperm__check_buffer(ctx, src, n, elem_size, 0));
     CLPERM_TRY(clperm__check_buffer(ctx, dst, n, elem_size, 1));
     return clperm__check_overlap(src, n * elem_size, dst, n * elem_size, 0);

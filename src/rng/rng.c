@@ -89,7 +89,7 @@ static clperm_status fill_checked(clperm_ctx *ctx, const clperm_rng_spec *spec, 
     size_t wg = fill_wg_size(ctx, s.k);
     int serial = clperm__rng_kernel(ctx) == CLPERM_KERNEL_SERIAL;
     CLPERM_RETURN_IF(!serial && (wg < s.k || wg > ctx->profile.max_work_group_size), CLPERM_ERROR_UNSUPPORTED);
-    CLPERM_TRY(clperm__check_events(num_events, events));
+    CLPERM_TRY(clperm__check_events(ctx, num_events, events));
     CLPERM_TRY(clperm__check_buffer(ctx, dst, n, size, 1));
     if (n == 0) return clperm__empty_call(ctx, num_events, events, event);
 

@@ -254,7 +254,7 @@ clperm_status clperm__scratch_reserve(clperm_ctx *ctx, clperm__scratch *s, size_
 void clperm__scratch_release(clperm__scratch *s);
 clperm_status clperm__check_buffer(const clperm_ctx *ctx, cl_mem mem, uint64_t n, size_t elem,
                                    int writable);
-clperm_status clperm__check_events(cl_uint num_events, const cl_event *events);
+clperm_status clperm__check_events(const clperm_ctx *ctx, cl_uint num_events, const cl_event *events);
 /* CLPERM_ERROR_BUFFER_OVERLAP when the first a_bytes of a and the first b_bytes of b share memory
  * (the same buffer, or sub-buffers of one, or a buffer and its sub-buffer), unless same_ok and
  * they are exactly the same range (an in-place call). */

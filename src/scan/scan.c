@@ -129,7 +129,7 @@ static clperm_status scan_checked(clperm_ctx *ctx, clperm_type type, cl_mem src,
                                   cl_event *event) {
     size_t es = clperm_type_size(type);
     CLPERM_RETURN_IF(es == 0, CLPERM_ERROR_INVALID_TYPE);
-    CLPERM_TRY(clperm__check_events(num_events, events));
+    CLPERM_TRY(clperm__check_events(ctx, num_events, events));
     CLPERM_TRY(clperm__check_buffer(ctx, src, n, es, 0));
     CLPERM_TRY(clperm__check_buffer(ctx, dst, mode == REDUCE ? 1 : n, es, 1));
     CLPERM_TRY(clperm__check_overlap(src, n * es, dst, (mode == REDUCE ? 1 : n) * es, mode != REDUCE));

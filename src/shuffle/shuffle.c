@@ -207,7 +207,7 @@ static clperm_status shuffle_checked(clperm_ctx *ctx, cl_mem src, cl_mem dst, ui
                                      uint64_t seed, const clperm_shuffle_opts *opts, cl_uint num_events,
                                      const cl_event *events, cl_event *event) {
     CLPERM_RETURN_IF(elem_size == 0, CLPERM_ERROR_INVALID_ARGUMENT);
-    CLPERM_TRY(clperm__check_events(num_events, events));
+    CLPERM_TRY(clperm__check_events(ctx, num_events, events));
     CLPERM_TRY(clperm__check_buffer(ctx, src, n, elem_size, 0));
     CLPERM_TRY(clperm__check_buffer(ctx, dst, n, elem_size, 1));
     CLPERM_RETURN_IF(src == dst, CLPERM_ERROR_INVALID_ARGUMENT);
@@ -232,7 +232,7 @@ static clperm_status inplace_checked(clperm_ctx *ctx, cl_mem buf, uint64_t n, si
                                      const clperm_shuffle_opts *opts, cl_uint num_events, const cl_event *events,
                                      cl_event *event) {
     CLPERM_RETURN_IF(elem_size == 0, CLPERM_ERROR_INVALID_ARGUMENT);
-    CLPERM_TRY(clperm__check_events(num_events, events));
+    CLPERM_TRY(clperm__check_events(ctx, num_events, events));
     CLPERM_TRY(clperm__check_buffer(ctx, buf, n, elem_size, 1));
     shuffle_plan p;
     CLPERM_TRY(plan_shuffle(ctx, n, elem_size, 0, seed, opts, &p));
@@ -272,7 +272,7 @@ static clperm_status permutation_checked(clperm_ctx *ctx, clperm_type type, cl_m
     size_t es = clperm_type_size(type);
     CLPERM_RETURN_IF(es == 0, CLPERM_ERROR_INVALID_TYPE);
     CLPERM_RETURN_IF(type == CLPERM_TYPE_U32 && n > (UINT64_C(1) << 32), CLPERM_ERROR_INVALID_TYPE);
-    CLPERM_TRY(clperm__check_events(num_events, events));
+    CLPERM_TRY(clperm__check_events(ctx, num_events, events));
     CLPERM_TRY(clperm__check_buffer(ctx, dst, n, es, 1));
     shuffle_plan p;
     CLPERM_TRY(plan_shuffle(ctx, n, es, type, seed, opts, &p));

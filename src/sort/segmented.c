@@ -133,7 +133,7 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
                      CLPERM_ERROR_INVALID_TYPE);
     CLPERM_RETURN_IF(segs->count >= UINT64_MAX / 16, CLPERM_ERROR_SIZE_OVERFLOW);
     CLPERM_TRY(clperm__check_buffer(ctx, segs->offsets, segs->count + 1, clperm_type_size(segs->offset_type), 0));
-    CLPERM_TRY(clperm__check_events(num_events, events));
+    CLPERM_TRY(clperm__check_events(ctx, num_events, events));
     /* Plans for the kernels that may run, so that a configuration the device cannot run is
      * refused before anything is enqueued. */
     clperm__radix_plan rp;

@@ -67,7 +67,7 @@ static clperm_status sort_checked(clperm_ctx *ctx, const clperm_sort_request *re
     clperm__radix_job job;
     clperm__radix_plan plan;
     CLPERM_TRY(clperm__sort_check_request(ctx, req, &job));
-    CLPERM_TRY(clperm__check_events(num_events, events));
+    CLPERM_TRY(clperm__check_events(ctx, num_events, events));
     CLPERM_TRY(clperm__radix_plan_job(ctx, &job, 0, 1, &plan));
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
     if (job.n <= 1) return clperm__empty_call(ctx, num_events, events, event);

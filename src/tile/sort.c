@@ -95,7 +95,7 @@ clperm_status clperm__segments_launch(clperm_ctx *ctx, const clperm__tile_plan *
 clperm_status clperm__segments_run(clperm_ctx *ctx, const clperm__tile_plan *p, clperm_key_type type, cl_mem keys,
                                    cl_mem values, uint64_t n, uint64_t segment, cl_uint num_events,
                                    const cl_event *events, cl_event *event) {
-    CLPERM_TRY(clperm__check_events(num_events, events));
+    CLPERM_TRY(clperm__check_events(ctx, num_events, events));
     CLPERM_TRY(clperm__check_buffer(ctx, keys, n, clperm_key_size(type), 1));
     if (values) {
         CLPERM_RETURN_IF(values == keys, CLPERM_ERROR_INVALID_ARGUMENT);

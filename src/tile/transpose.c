@@ -46,7 +46,7 @@ static clperm_status transpose_checked(clperm_ctx *ctx, clperm_type type, cl_mem
                                        cl_event *event) {
     clperm__tile_plan p;
     CLPERM_TRY(clperm__transpose_plan(ctx, type, rows, cols, 0, &p));
-    CLPERM_TRY(clperm__check_events(num_events, events));
+    CLPERM_TRY(clperm__check_events(ctx, num_events, events));
     uint64_t items = (uint64_t)rows * cols;
     CLPERM_RETURN_IF(count > UINT64_MAX / items, CLPERM_ERROR_SIZE_OVERFLOW);
     CLPERM_TRY(clperm__check_buffer(ctx, src, count * items, clperm_type_size(type), 0));
