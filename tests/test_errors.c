@@ -260,6 +260,9 @@ Test(errors, overlapping_buffers) {
     /* A buffer and a sub-buffer of it: the first 2 parts of `whole` against b, which starts inside them. */
     EXPECT_STATUS(clperm_shuffle(ctx, whole, b, 2 * n, 4, 1, NULL, 0, NULL, NULL), CLPERM_ERROR_BUFFER_OVERLAP);
     EXPECT_STATUS(clperm_scan_exclusive(ctx, CLPERM_TYPE_U32, a, b, n, 0, NULL, NULL), CLPERM_ERROR_BUFFER_OVERLAP);
+    /* Overlapping objects even where the bytes used are disjoint (7 items from b's start, which lies
+     * `align` bytes into a): OpenCL leaves such use undefined, and NVIDIA's driver corrupted its heap. */
+    EXPECT_STATUS(clperm_scan_exclusive(ctx, CLPERM_TYPE_U32, b, a, 7, 0, NULL, NULL), CLPERM_ERROR_BUFFER_OVERLAP);
     EXPECT_STATUS(clperm_transpose_tiles(ctx, CLPERM_TYPE_U32, a, b, n / 256, 16, 16, 0, NULL, NULL),
                   CLPERM_ERROR_BUFFER_OVERLAP);
     EXPECT_STATUS(clperm_sort_segments(ctx, CLPERM_KEY_U32, a, b, n, 64, CLPERM_TILE_SORT_AUTO, 0, NULL, NULL),

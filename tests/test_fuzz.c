@@ -57,6 +57,8 @@ static clperm_ctx *any_ctx(pools *p) {
 
 static cl_mem any_buffer(pools *p) {
     uint64_t r = pick(p, B_COUNT + 2);
+    const char *log = getenv("CLPERM_FUZZ_LOG");
+    if (log && !strcmp(log, "1")) fprintf(stderr, "  buffer %d\n", (int)r);
     if (r == B_COUNT) return NULL;
     if (r == B_COUNT + 1) return p->buf[B_GOOD];
     return p->buf[r];
@@ -407,12 +409,29 @@ static void open_pools(pools *p, size_t dev) {
     cr_assert_eq(clFinish(clperm_ctx_cl_queue(p->ctx)), CL_SUCCESS);
 }
 
+static void step(const char *what) {
+    const char *log = getenv("CLPERM_FUZZ_LOG");
+    if (log && !strcmp(log, "1")) fprintf(stderr, "close: %s\n", what);
+}
+
 static void close_pools(pools *p) {
-    for (int i = 0; i < B_COUNT; i++) clReleaseMemObject(p->buf[i]);
+    step("finish");
+    clFinish(clperm_ctx_cl_queue(p->ctx));
+    clFinish(clperm_ctx_cl_queue(p->other));
+    for (int i = 0; i < B_COUNT; i++) {
+        char what[32];
+        snprintf(what, sizeof what, "buffer %d", i);
+        step(what);
+        clReleaseMemObject(p->buf[i]);
+    }
     clReleaseMemObject(p->parent);
+    step("marker");
     clReleaseEvent(p->marker);
+    step("ctx");
     clperm_ctx_free(p->ctx);
+    step("other");
     clperm_ctx_free(p->other);
+    step("done");
 }
 
 Test(fuzz, public_functions) {

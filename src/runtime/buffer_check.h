@@ -41,17 +41,25 @@ static inline clperm_status clperm__buffer_root(cl_mem m, cl_mem *root, size_t *
     return CLPERM_SUCCESS;
 }
 
-/* CLPERM_ERROR_BUFFER_OVERLAP when the first a_bytes of a and b_bytes of b share memory (sub-buffers
- * of one buffer, or a buffer and its sub-buffer); with same_ok, the very same range is allowed. */
+/* CLPERM_ERROR_BUFFER_OVERLAP when a and b share memory: the same object (unless same_ok: an
+ * operation in place), or two objects of one buffer whose regions overlap (sub-buffers of one
+ * buffer, or a buffer and its sub-buffer). Between two objects the whole regions count, not the
+ * bytes the call uses: OpenCL leaves undefined any write to one of two overlapping objects while
+ * the other is in use, and NVIDIA's driver corrupted its heap on a scan from one such sub-buffer to
+ * another. a_bytes or b_bytes 0: nothing is accessed, no overlap. */
 static inline clperm_status clperm__buffer_overlap(cl_mem a, uint64_t a_bytes, cl_mem b, uint64_t b_bytes,
                                                    int same_ok) {
     cl_mem ra, rb;
-    size_t oa, ob;
+    size_t oa, ob, sa = 0, sb = 0;
+    if (a_bytes == 0 || b_bytes == 0) return CLPERM_SUCCESS;
+    if (a == b) return same_ok && a_bytes == b_bytes ? CLPERM_SUCCESS : CLPERM_ERROR_BUFFER_OVERLAP;
     CLPERM_TRY(clperm__buffer_root(a, &ra, &oa));
     CLPERM_TRY(clperm__buffer_root(b, &rb, &ob));
-    if (ra != rb || a_bytes == 0 || b_bytes == 0) return CLPERM_SUCCESS;
-    if (same_ok && oa == ob && a_bytes == b_bytes) return CLPERM_SUCCESS;
-    int disjoint = oa + a_bytes <= ob || ob + b_bytes <= oa;
+    if (ra != rb) return CLPERM_SUCCESS;
+    if (clGetMemObjectInfo(a, CL_MEM_SIZE, sizeof sa, &sa, NULL) != CL_SUCCESS ||
+        clGetMemObjectInfo(b, CL_MEM_SIZE, sizeof sb, &sb, NULL) != CL_SUCCESS)
+        return CLPERM_ERROR_INVALID_BUFFER;
+    int disjoint = oa + sa <= ob || ob + sb <= oa;
     return disjoint ? CLPERM_SUCCESS : CLPERM_ERROR_BUFFER_OVERLAP;
 }
 
