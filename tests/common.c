@@ -123,3 +123,13 @@ uint64_t test_first_diff(const void *a, const void *b, uint64_t n, size_t es) {
         if (test_item(a, i, es) != test_item(b, i, es)) return i;
     return n;
 }
+
+int test_apply_params(clperm_ctx *ctx, const test_param *sets, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        clperm_status st = clperm_ctx_set_param(ctx, sets[i].p, sets[i].v);
+        if (st == CLPERM_ERROR_UNSUPPORTED) return 0;
+        cr_assert_eq(st, CLPERM_SUCCESS, "set param %s = %d: %s", clperm_param_name(sets[i].p), sets[i].v,
+                     clperm_status_name(st));
+    }
+    return 1;
+}

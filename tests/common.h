@@ -65,4 +65,12 @@ uint64_t test_sum_ref(const void *in, uint64_t n, size_t es);
 uint64_t test_first_diff(const void *a, const void *b, uint64_t n, size_t es);
 uint64_t test_item(const void *buf, uint64_t i, size_t es);
 
+/* Sets each tunable on ctx; 0 when the device cannot run one of them (CLPERM_ERROR_UNSUPPORTED),
+ * any other failure fails the test. */
+typedef struct test_param {
+    clperm_param p;
+    int v;
+} test_param;
+int test_apply_params(clperm_ctx *ctx, const test_param *sets, size_t count);
+
 #endif

@@ -18,18 +18,10 @@ typedef struct config {
 
 /* Applies cfg; 0 when the device cannot run it. */
 static int apply(clperm_ctx *ctx, const config *cfg) {
-    const struct {
-        clperm_param p;
-        int v;
-    } sets[] = {{CLPERM_PARAM_SCAN_KERNEL, cfg->kernel}, {CLPERM_PARAM_SCAN_ALGORITHM, cfg->algorithm},
-                {CLPERM_PARAM_SG_IMPL, cfg->impl},       {CLPERM_PARAM_SG_WIDTH, cfg->width},
-                {CLPERM_PARAM_SCAN_WG_SIZE, cfg->wg},    {CLPERM_PARAM_SCAN_ITEMS, cfg->items}};
-    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
-        clperm_status st = clperm_ctx_set_param(ctx, sets[i].p, sets[i].v);
-        if (st == CLPERM_ERROR_UNSUPPORTED) return 0;
-        cr_assert_eq(st, CLPERM_SUCCESS, "set param %d = %d: %s", sets[i].p, sets[i].v, clperm_status_name(st));
-    }
-    return 1;
+    const test_param sets[] = {{CLPERM_PARAM_SCAN_KERNEL, cfg->kernel}, {CLPERM_PARAM_SCAN_ALGORITHM, cfg->algorithm},
+                               {CLPERM_PARAM_SG_IMPL, cfg->impl},       {CLPERM_PARAM_SG_WIDTH, cfg->width},
+                               {CLPERM_PARAM_SCAN_WG_SIZE, cfg->wg},    {CLPERM_PARAM_SCAN_ITEMS, cfg->items}};
+    return test_apply_params(ctx, sets, sizeof sets / sizeof sets[0]);
 }
 
 /* The sizes every configuration is checked at, from the tile and subgroup width it runs with. */

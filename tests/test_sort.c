@@ -40,17 +40,10 @@ static const config configs[] = {
 
 /* Applies cfg; 0 when the device cannot run it. */
 static int apply(clperm_ctx *ctx, const config *cfg) {
-    const struct {
-        clperm_param p;
-        int v;
-    } sets[] = {{CLPERM_PARAM_SORT_ALGORITHM, cfg->algorithm}, {CLPERM_PARAM_SORT_KERNEL, cfg->kernel},
-                {CLPERM_PARAM_SORT_RANK, cfg->rank},           {CLPERM_PARAM_SORT_DIGIT_BITS, cfg->bits},
-                {CLPERM_PARAM_SORT_WG_SIZE, cfg->wg},          {CLPERM_PARAM_SORT_ITEMS, cfg->items}};
-    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
-        clperm_status st = clperm_ctx_set_param(ctx, sets[i].p, sets[i].v);
-        if (st == CLPERM_ERROR_UNSUPPORTED) return 0;
-        cr_assert_eq(st, CLPERM_SUCCESS, "set param %d = %d: %s", sets[i].p, sets[i].v, clperm_status_name(st));
-    }
+    const test_param sets[] = {{CLPERM_PARAM_SORT_ALGORITHM, cfg->algorithm}, {CLPERM_PARAM_SORT_KERNEL, cfg->kernel},
+                               {CLPERM_PARAM_SORT_RANK, cfg->rank},           {CLPERM_PARAM_SORT_DIGIT_BITS, cfg->bits},
+                               {CLPERM_PARAM_SORT_WG_SIZE, cfg->wg},          {CLPERM_PARAM_SORT_ITEMS, cfg->items}};
+    if (!test_apply_params(ctx, sets, sizeof sets / sizeof sets[0])) return 0;
     /* A sort of no keys plans the kernels: CLPERM_ERROR_UNSUPPORTED when the device cannot run
      * them (match.any off NVIDIA). */
     cl_mem probe = test_buffer(ctx, 8, NULL);
