@@ -147,7 +147,7 @@ CLPERM_API clperm_status clperm_dist_sort(clperm_dist *dist, const clperm_dist_s
 typedef struct clperm_dist_stats {
     double seconds;            /* the whole call                                              */
     double local_seconds;      /* device work: bijection kernels, local sorts, gathers,
-                                * scatters (and, for now, the local sort's host stand-in)     */
+                                * scatters                                                   */
     double sort_seconds;       /* the local sorts alone (part of local_seconds)               */
     double stage_seconds;      /* copies between the device and the host staging buffers      */
     double exchange_seconds;   /* the MPI_Alltoallv of the items (keys and values)             */
