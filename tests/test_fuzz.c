@@ -55,10 +55,15 @@ static clperm_ctx *any_ctx(pools *p) {
     }
 }
 
+/* CLPERM_FUZZ_LOG=1: every call, buffer and release is printed first. */
+static int fuzz_log(void) {
+    const char *v = getenv("CLPERM_FUZZ_LOG");
+    return v && !strcmp(v, "1");
+}
+
 static cl_mem any_buffer(pools *p) {
     uint64_t r = pick(p, B_COUNT + 2);
-    const char *log = getenv("CLPERM_FUZZ_LOG");
-    if (log && !strcmp(log, "1")) fprintf(stderr, "  buffer %d\n", (int)r);
+    if (fuzz_log()) fprintf(stderr, "  buffer %d\n", (int)r);
     if (r == B_COUNT) return NULL;
     if (r == B_COUNT + 1) return p->buf[B_GOOD];
     return p->buf[r];
@@ -410,8 +415,7 @@ static void open_pools(pools *p, size_t dev) {
 }
 
 static void step(const char *what) {
-    const char *log = getenv("CLPERM_FUZZ_LOG");
-    if (log && !strcmp(log, "1")) fprintf(stderr, "close: %s\n", what);
+    if (fuzz_log()) fprintf(stderr, "close: %s\n", what);
 }
 
 static void close_pools(pools *p) {
@@ -437,8 +441,8 @@ static void close_pools(pools *p) {
 Test(fuzz, public_functions) {
     const char *env = getenv("CLPERM_FUZZ_CALLS");
     uint64_t count = env && *env ? strtoull(env, NULL, 10) : 3000;
-    const char *only = getenv("CLPERM_FUZZ_ONLY"), *log_env = getenv("CLPERM_FUZZ_LOG");
-    int log = log_env && !strcmp(log_env, "1");
+    const char *only = getenv("CLPERM_FUZZ_ONLY");
+    int log = fuzz_log();
     if (only && !*only) only = NULL;
     size_t devices = test_device_count();
     if (devices == 0) test_no_device();
