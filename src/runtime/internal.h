@@ -80,9 +80,13 @@ typedef struct clperm__tuning {
     int rng_k;                /* generators: default k; 0 the subgroup width (8..64, else 32) */
     int rng_kernel;           /* clperm_kernel_kind of the generator fills */
     int sort_kernel;          /* clperm_kernel_kind of the device-wide sort */
-    int sort_wg_size;         /* its work-group kernels: work-items per work-group */
-    int sort_items_32;        /* its work-group kernels: keys per work-item, 32- and 64-bit keys */
-    int sort_items_64;
+    /* Its work-group kernels' tile, work-items x keys per work-item, by class of job: 32- or
+     * 64-bit keys, alone or with values. A class with values whose fields are 0 takes the tile of
+     * its keys alone. */
+    int sort_wg_size, sort_items_32;
+    int sort_wg_size_32v, sort_items_32v;
+    int sort_wg_size_64, sort_items_64;
+    int sort_wg_size_64v, sort_items_64v;
     int sort_rank;            /* CLPERM_PARAM_SORT_RANK */
     int sort_digit_bits;      /* bits per digit */
     int permute_kernel;       /* clperm_permute_kernel of the regular offline permutations */
