@@ -95,38 +95,38 @@ __kernel PM_ATTRS void clperm_transpose_tiled(__global const pm_item *src, __glo
     __local pm_item tile[CLPERM_PM_TILES * PM_TILE];
     pm_item v[CLPERM_PM_TILES][PM_ROWS];
     const uint lane = get_local_id(0) % PM_TW, wrow = get_local_id(0) / PM_TW;
-    const uint t0 = (uint)get_group_id(0) * CLPERM_PM_TILES;
-    PM_TRACE_BEGIN;
+    /* Tile j's first row and column in src (its first column and row in dst). */
+    ulong r0[CLPERM_PM_TILES], c0[CLPERM_PM_TILES];
     for (uint j = 0; j < CLPERM_PM_TILES; j++) {
-        const uint tr = (t0 + j) / tiles_c, tc = t0 + j - tr * tiles_c;
-        for (uint i = 0; i < PM_ROWS; i++) {
-            ulong gr = (ulong)tr * PM_TW + wrow + i * PM_WG_ROWS, gc = (ulong)tc * PM_TW + lane;
-            if (gr < rows && gc < cols) v[j][i] = src[gr * cols + gc];
-        }
+        const uint t = (uint)get_group_id(0) * CLPERM_PM_TILES + j, tr = t / tiles_c;
+        r0[j] = (ulong)tr * PM_TW;
+        c0[j] = (ulong)(t - tr * tiles_c) * PM_TW;
     }
-    for (uint j = 0; j < CLPERM_PM_TILES; j++) {
-        const uint tr = (t0 + j) / tiles_c, tc = t0 + j - tr * tiles_c;
+#define PM_SRC_IN(j, r) (r0[j] + (r) < rows && c0[j] + lane < cols)
+    PM_TRACE_BEGIN;
+    for (uint j = 0; j < CLPERM_PM_TILES; j++)
         for (uint i = 0; i < PM_ROWS; i++) {
             uint r = wrow + i * PM_WG_ROWS;
-            ulong gr = (ulong)tr * PM_TW + r, gc = (ulong)tc * PM_TW + lane;
-            if (gr < rows && gc < cols)
+            if (PM_SRC_IN(j, r)) v[j][i] = src[(r0[j] + r) * cols + c0[j] + lane];
+        }
+    for (uint j = 0; j < CLPERM_PM_TILES; j++)
+        for (uint i = 0; i < PM_ROWS; i++) {
+            uint r = wrow + i * PM_WG_ROWS;
+            if (PM_SRC_IN(j, r))
                 PM_ST(tile, j * PM_TILE + PM_DIAG(r, lane), v[j][i]);
             else
                 PM_SKIP();
         }
-    }
+#undef PM_SRC_IN
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint j = 0; j < CLPERM_PM_TILES; j++) {
-        const uint tr = (t0 + j) / tiles_c, tc = t0 + j - tr * tiles_c;
+    for (uint j = 0; j < CLPERM_PM_TILES; j++)
         for (uint i = 0; i < PM_ROWS; i++) {
             uint r = wrow + i * PM_WG_ROWS;
-            ulong orow = (ulong)tc * PM_TW + r, ocol = (ulong)tr * PM_TW + lane;
-            if (orow < cols && ocol < rows)
-                dst[orow * rows + ocol] = PM_LD(tile, j * PM_TILE + PM_DIAG(lane, r));
+            if (c0[j] + r < cols && r0[j] + lane < rows)
+                dst[(c0[j] + r) * rows + r0[j] + lane] = PM_LD(tile, j * PM_TILE + PM_DIAG(lane, r));
             else
                 PM_SKIP();
         }
-    }
     PM_TRACE_END;
 }
 
