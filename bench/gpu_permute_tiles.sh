@@ -16,7 +16,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 dev=${1:-NVIDIA}
-[ $# -gt 0 ] && shift
+if [ $# -gt 0 ]; then shift; fi
 tiles=${*:-1 2 4}
 build=${BUILD:-$root/build-gpu}
 out=${OUT:-$build/out-tiles}
@@ -24,17 +24,7 @@ sizes=${SIZES:-2^24,2^26}
 check=${CHECK:-2^22}
 args=${ARGS:-}
 variants=transpose-,bit-reversal-,shuffle-
-mkdir -p "$out"
-
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCLPERM_BUILD_TESTS=OFF -DCLPERM_BUILD_TOOLS=OFF \
-  >"$out/cmake.log" 2>&1 || { cat "$out/cmake.log"; exit 1; }
-cmake --build "$build" -j"$(nproc)" --target clperm_cli >>"$out/cmake.log" 2>&1 || { tail -n 40 "$out/cmake.log"; exit 1; }
-bin=$build/clperm
-export CLPERM_CACHE_DIR="$build/cache"
-
-"$bin" devices | tee "$out/devices.txt"
-(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true) >"$out/gpu.txt" 2>&1
-date -u +%Y-%m-%dT%H:%MZ >"$out/date.txt"
+. "$root/bench/gpu_setup.sh"
 
 start=$(date +%s)
 rc=0
