@@ -51,6 +51,11 @@ const char *test_device_label(clperm_ctx *ctx);
  * (the memcheck runs, where every instruction costs fifty). */
 int test_quick(void);
 
+/* 1 when CLPERM_TEST_FULL is set to a positive number: tests run the full product of their
+ * parameters. Without it (the default, and CI's) they cover the parameters pairwise: each value
+ * of one parameter with each value of another, in far fewer cases. */
+int test_full(void);
+
 /* The seed of this run: CLPERM_TEST_SEED if set, else a fixed default; printed by the tests. */
 uint64_t test_seed(void);
 void test_fill_random(void *buf, size_t bytes, uint64_t seed);
