@@ -91,8 +91,10 @@ typedef struct clperm__tuning {
     int sort_digit_bits;      /* bits per digit */
     int permute_kernel;       /* clperm_permute_kernel of the regular offline permutations */
     int perm_fusion;          /* the scheduled permutation's passes: 1 five, 2 three */
-    int perm_tiles_4;         /* local-tile transpose and bit-reversal: tiles per work-group, */
-    int perm_tiles_8;         /* 4- and 8-byte items (CLPERM_PARAM_PERMUTE_TILES) */
+    int perm_tiles_4;         /* local-tile transpose: tiles per work-group, 4- and 8-byte */
+    int perm_tiles_8;         /* items (CLPERM_PARAM_PERMUTE_TILES) */
+    int perm_rev_tiles_4;     /* the same for the local-tile bit-reversal; 0: as the transpose */
+    int perm_rev_tiles_8;
 } clperm__tuning;
 
 /* ---- decoupled look-back state (lookback.c, cl/common/lookback.h) ---- */
@@ -196,7 +198,7 @@ int clperm__rng_kernel(const clperm_ctx *ctx);
 int clperm__permute_kernel(const clperm_ctx *ctx);
 /* Tiles per work-group of the local-tile transpose and bit-reversal for items of `bytes`: the
  * caller's CLPERM_PARAM_PERMUTE_TILES, else the table's, halved until they fit in local memory. */
-int clperm__permute_tiles(const clperm_ctx *ctx, size_t bytes);
+int clperm__permute_tiles(const clperm_ctx *ctx, clperm_permute_kind kind, size_t bytes);
 /* The tile sorts' widest tile (CLPERM_PARAM_SORT_WIDTH, else the device's banks, at most 64). */
 int clperm__sort_width(const clperm_ctx *ctx);
 /* The device-wide sort's parameters (CLPERM_PARAM_SORT_ALGORITHM .. _ITEMS) as a sort of u32
