@@ -137,7 +137,8 @@ struct clperm_ctx {
     clperm__scratch sort_hist;    /* digit counts of every pass, u32 pairs; zero between sorts */
     clperm__scratch sort_bins;    /* the scanned counts: where each digit starts */
     clperm__scratch sort_counts;  /* reduce-then-scan: counts per tile and digit */
-    clperm__scratch sort_segs;    /* segmented sort: flags, class counts and lists */
+    clperm__scratch sort_seg_hdr; /* segmented sort: flags and class counts (segments.cl) */
+    clperm__scratch sort_segs;    /* segmented sort: the lists of segments by class */
     uint32_t sort_tile_base;
     uint32_t sort_epoch;
     int sort_hist_dirty; /* 1 when sort_hist may hold counts (a sort stopped between its kernels) */
