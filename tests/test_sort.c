@@ -500,6 +500,25 @@ Test(sort_segmented, device_equals_host) {
     }
 }
 
+/* A call reads only the list entries it wrote: the context keeps its lists between calls, and a
+ * tile sort's work-group holds several tiles, more than a size class may have segments. The first
+ * call lists 30 segments of 2 and 3 keys over all its 75 keys; the second, of 75 keys too, one of
+ * each length in the middle and nothing longer after them in its lists. A tile that read past its
+ * class's entries would sort the first call's pairs and triples, outside the second call's
+ * segments, where every key is above the next (or read past the lists). */
+Test(sort_segmented, earlier_lists_unread) {
+    uint64_t seed = test_seed();
+    TEST_EACH_DEVICE(ctx) {
+        if (!apply(ctx, &configs[1])) continue; /* work-group kernels: the tile sorts take the short segments */
+        uint64_t lens[30];
+        for (size_t i = 0; i < 30; i++) lens[i] = 2 + i % 2;
+        check_segmented(ctx, CLPERM_KEY_U32, CLPERM_TYPE_U32, CLPERM_TYPE_U32, lens, 30, 0, 0,
+                        (clperm_sort_order){0, 0, 0}, DESCENDING, seed);
+        check_segmented(ctx, CLPERM_KEY_U32, CLPERM_TYPE_U32, CLPERM_TYPE_U32, lens, 2, 40, 30,
+                        (clperm_sort_order){0, 0, 0}, DESCENDING, seed);
+    }
+}
+
 /* Offsets that decrease or pass n are refused, and nothing is written. */
 Test(sort_segmented, bad_offsets_refused) {
     TEST_EACH_DEVICE(ctx) {
