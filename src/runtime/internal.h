@@ -80,13 +80,19 @@ typedef struct clperm__tuning {
     int rng_k;                /* generators: default k; 0 the subgroup width (8..64, else 32) */
     int rng_kernel;           /* clperm_kernel_kind of the generator fills */
     int sort_kernel;          /* clperm_kernel_kind of the device-wide sort */
-    int sort_wg_size;         /* its work-group kernels: work-items per work-group */
-    int sort_items_32;        /* its work-group kernels: keys per work-item, 32- and 64-bit keys */
-    int sort_items_64;
+    /* Its work-group kernels' tile, work-items x keys per work-item, by class of job: 32- or
+     * 64-bit keys, alone or with values. A class with values whose fields are 0 takes the tile of
+     * its keys alone. */
+    int sort_wg_size, sort_items_32;
+    int sort_wg_size_32v, sort_items_32v;
+    int sort_wg_size_64, sort_items_64;
+    int sort_wg_size_64v, sort_items_64v;
     int sort_rank;            /* CLPERM_PARAM_SORT_RANK */
     int sort_digit_bits;      /* bits per digit */
     int permute_kernel;       /* clperm_permute_kernel of the regular offline permutations */
     int perm_fusion;          /* the scheduled permutation's passes: 1 five, 2 three */
+    int perm_tiles_4;         /* local-tile transpose and bit-reversal: tiles per work-group, */
+    int perm_tiles_8;         /* 4- and 8-byte items (CLPERM_PARAM_PERMUTE_TILES) */
 } clperm__tuning;
 
 /* ---- decoupled look-back state (lookback.c, cl/common/lookback.h) ---- */
@@ -189,6 +195,9 @@ int clperm__shuffle_fusion(const clperm_ctx *ctx);
 int clperm__rng_kernel(const clperm_ctx *ctx);
 /* The regular offline permutations' clperm_permute_kernel. */
 int clperm__permute_kernel(const clperm_ctx *ctx);
+/* Tiles per work-group of the local-tile transpose and bit-reversal for items of `bytes`: the
+ * caller's CLPERM_PARAM_PERMUTE_TILES, else the table's, halved until they fit in local memory. */
+int clperm__permute_tiles(const clperm_ctx *ctx, size_t bytes);
 /* The tile sorts' widest tile (CLPERM_PARAM_SORT_WIDTH, else the device's banks, at most 64). */
 int clperm__sort_width(const clperm_ctx *ctx);
 /* The device-wide sort's parameters (CLPERM_PARAM_SORT_ALGORITHM .. _ITEMS) as a sort of u32

@@ -83,11 +83,12 @@ static const tuning_row tuning_table[] = {
       .shuffle_kernel = CLPERM_KERNEL_WORK_GROUP, .shuffle_wg_size = 64, .shuffle_items = 8,
       .shuffle_serial_items = 4096, .sort_aspect = 1, .sort_auto = CLPERM_TILE_SORT_SHEAR, .rng_wg_size = 64,
       .rng_k = 0, .rng_kernel = CLPERM_KERNEL_WORK_GROUP, .sort_kernel = CLPERM_KERNEL_WORK_GROUP,
-      .sort_wg_size = 64, .sort_items_32 = 8, .sort_items_64 = 8, .sort_rank = 1, .sort_digit_bits = 8,
-      .permute_kernel = CLPERM_PERMUTE_KERNEL_LOCAL, .perm_fusion = 2}},
+      .sort_wg_size = 64, .sort_items_32 = 8, .sort_wg_size_64 = 64, .sort_items_64 = 8, .sort_rank = 1,
+      .sort_digit_bits = 8,
+      .permute_kernel = CLPERM_PERMUTE_KERNEL_LOCAL, .perm_fusion = 2, .perm_tiles_4 = 1, .perm_tiles_8 = 1}},
     {CLPERM_VENDOR_OTHER, CL_DEVICE_TYPE_GPU, NULL, "GPUs not measured: work-groups of 256",
      {.scan_wg_size = 256, .scan_items_u32 = 9, .scan_items_u64 = 5, .shuffle_wg_size = 256, .rng_wg_size = 256,
-      .sort_wg_size = 256, .sort_items_32 = 12}},
+      .sort_wg_size = 256, .sort_items_32 = 12, .sort_wg_size_64 = 256}},
     {CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL,
      "Scan, Shuffle, Tile sorts (segments of 256: 8 x 32, m >= 4w), Generators on the NVIDIA H200",
      {.scan_items_u32 = 31, .scan_items_u64 = 15, .scan_groups_per_cu = 8, .shuffle_items = 8, .sort_aspect = 4}},
@@ -96,9 +97,11 @@ static const tuning_row tuning_table[] = {
      "(2^26 random, 4/8/16-byte items: 64.5/32.2/11.7 against 37.6/17.6/7.4 G items/s)",
      {.perm_fusion = 1}},
     {CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL,
-     "Device-wide sort on the NVIDIA H200, 2^28 keys: tiles of 256 x 16 u32 keys 31.9 G keys/s (384 x 18 "
-     "reached 34.2, not taken: one work-group size serves both key widths) and 256 x 12 u64 keys 13.8, the best measured",
-     {.sort_items_32 = 16, .sort_items_64 = 12}},
+     "Device-wide sort on the NVIDIA H200, 2^28 keys, the best of nine tiles per class: 384 x 18 u32 keys "
+     "34.2 G keys/s, 384 x 16 u32 keys with u32 values 27.8, 256 x 12 u64 keys 13.8, 256 x 20 u64 with u64 "
+     "values 9.7",
+     {.sort_wg_size = 384, .sort_items_32 = 18, .sort_wg_size_32v = 384, .sort_items_32v = 16, .sort_wg_size_64 = 256,
+      .sort_items_64 = 12, .sort_wg_size_64v = 256, .sort_items_64v = 20}},
     {CLPERM_VENDOR_AMD, CL_DEVICE_TYPE_GPU, NULL, "not measured: scan tiles sized for 64-wide wavefronts",
      {.scan_items_u32 = 15, .scan_items_u64 = 7, .scan_groups_per_cu = 8, .shuffle_items = 16,
       .sort_items_32 = 16}},
@@ -117,7 +120,7 @@ static const tuning_row tuning_table[] = {
       .shuffle_kernel = CLPERM_KERNEL_WORK_GROUP, .shuffle_wg_size = 64, .shuffle_items = 4,
       .shuffle_serial_items = 256, .sort_auto = CLPERM_TILE_SORT_SHEAR, .rng_wg_size = 64, .rng_k = 8,
       .rng_kernel = CLPERM_KERNEL_WORK_GROUP, .sort_kernel = CLPERM_KERNEL_WORK_GROUP, .sort_wg_size = 64,
-      .sort_items_32 = 4, .sort_items_64 = 4, .permute_kernel = CLPERM_PERMUTE_KERNEL_LOCAL, .perm_fusion = 2}},
+      .sort_items_32 = 4, .sort_wg_size_64 = 64, .sort_items_64 = 4, .permute_kernel = CLPERM_PERMUTE_KERNEL_LOCAL, .perm_fusion = 2}},
 };
 
 static int row_matches(const tuning_row *r, const clperm_profile *p) {
@@ -134,8 +137,9 @@ static int row_matches(const tuning_row *r, const clperm_profile *p) {
     X(scan_kernel) X(scan_wg_size) X(scan_items_u32) X(scan_items_u64) X(scan_stage) X(scan_serial_u32)  \
     X(scan_serial_u64) X(scan_groups_per_cu) X(shuffle_kernel) X(shuffle_wg_size) X(shuffle_items)        \
     X(shuffle_serial_items) X(sort_aspect) X(sort_auto) X(rng_wg_size) X(rng_k) X(rng_kernel) X(sort_kernel)   \
-    X(sort_wg_size) X(sort_items_32) X(sort_items_64) X(sort_rank) X(sort_digit_bits) X(permute_kernel)    \
-    X(perm_fusion)
+    X(sort_wg_size) X(sort_items_32) X(sort_wg_size_32v) X(sort_items_32v) X(sort_wg_size_64) X(sort_items_64)  \
+    X(sort_wg_size_64v) X(sort_items_64v) X(sort_rank) X(sort_digit_bits) X(permute_kernel) X(perm_fusion)  \
+    X(perm_tiles_4) X(perm_tiles_8)
 
 void clperm__tuning_init(const clperm_profile *p, clperm__tuning *t) {
     memset(t, 0, sizeof *t);
@@ -219,6 +223,14 @@ int clperm__permute_kernel(const clperm_ctx *ctx) {
     return k ? k : ctx->tuning.permute_kernel;
 }
 
+int clperm__permute_tiles(const clperm_ctx *ctx, size_t bytes) {
+    int t = ctx->params[CLPERM_PARAM_PERMUTE_TILES];
+    if (!t) t = bytes == 4 ? ctx->tuning.perm_tiles_4 : bytes == 8 ? ctx->tuning.perm_tiles_8 : 1;
+    if (t < 1) t = 1;
+    while (t > 1 && (cl_ulong)t * 1024 * bytes > ctx->profile.local_mem_bytes) t >>= 1;
+    return t;
+}
+
 int clperm__sort_width(const clperm_ctx *ctx) {
     int w = ctx->params[CLPERM_PARAM_SORT_WIDTH];
     if (w) return w;
@@ -253,6 +265,7 @@ int clperm__param_value(const clperm_ctx *ctx, clperm_param param) {
     case CLPERM_PARAM_SORT_WG_SIZE:
     case CLPERM_PARAM_SORT_ITEMS: return clperm__radix_param(ctx, param);
     case CLPERM_PARAM_PERMUTE_KERNEL: return clperm__permute_kernel(ctx);
+    case CLPERM_PARAM_PERMUTE_TILES: return clperm__permute_tiles(ctx, 4);
     default: return ctx->params[param];
     }
 }

@@ -24,11 +24,18 @@ static int has_extension(const clperm_ctx *ctx, const char *name) {
     return found;
 }
 
-static size_t wg_param(const clperm_ctx *ctx, const clperm__tuning *tune) {
-    size_t wg = ctx->params[CLPERM_PARAM_SORT_WG_SIZE] ? (size_t)ctx->params[CLPERM_PARAM_SORT_WG_SIZE]
-                                                       : (size_t)tune->sort_wg_size;
-    while (wg > ctx->profile.max_work_group_size && wg > 32) wg >>= 1;
-    return wg;
+/* The work-group kernels' tile for the job's class (clperm__tuning), unless the parameters set it:
+ * work-items no more than the device allows, keys per work-item at most 32. */
+static void tile_shape(const clperm_ctx *ctx, size_t ks, size_t vs, size_t *wg, unsigned *items) {
+    const clperm__tuning *t = &ctx->tuning;
+    int w = ks == 8 ? t->sort_wg_size_64 : t->sort_wg_size, k = ks == 8 ? t->sort_items_64 : t->sort_items_32;
+    int wv = ks == 8 ? t->sort_wg_size_64v : t->sort_wg_size_32v, kv = ks == 8 ? t->sort_items_64v : t->sort_items_32v;
+    if (vs && wv && kv) w = wv, k = kv;
+    if (ctx->params[CLPERM_PARAM_SORT_WG_SIZE]) w = ctx->params[CLPERM_PARAM_SORT_WG_SIZE];
+    if (ctx->params[CLPERM_PARAM_SORT_ITEMS]) k = ctx->params[CLPERM_PARAM_SORT_ITEMS];
+    *wg = (size_t)w;
+    while (*wg > ctx->profile.max_work_group_size && *wg > 32) *wg >>= 1;
+    *items = k > 32 ? 32u : (unsigned)k;
 }
 
 /* Local memory of the pass kernels (radix.cl's declarations), in bytes: subgroups of `width`,
@@ -76,7 +83,7 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
     } else {
         clperm_sg_impl impl;
         cl_uint width;
-        p->wg = wg_param(ctx, tune);
+        tile_shape(ctx, ks, vs, &p->wg, &p->items);
         clperm__sg_choice(ctx, p->wg, &impl, &width);
         CLPERM_RETURN_IF(width == 0 || p->wg % width != 0, CLPERM_ERROR_UNSUPPORTED);
         size_t sg_max = impl == CLPERM_SG_IMPL_KHR ? p->wg : p->wg / width;
@@ -85,8 +92,6 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
         if (p->rank == 3 && !allow_presorted) p->rank = 1;
         /* The tile partitions carry u32 values only. */
         CLPERM_RETURN_IF(p->rank == 3 && vs == 8, CLPERM_ERROR_UNSUPPORTED);
-        p->items = param_items ? (unsigned)param_items : (unsigned)(ks == 8 ? tune->sort_items_64 : tune->sort_items_32);
-        if (p->items > 32) p->items = 32;
         uint64_t sub_max = p->rank == 3 ? clperm__tile_partition_max(ctx, job->key_type) : 1;
         for (;; p->items--) {
             CLPERM_RETURN_IF(p->items == 0, CLPERM_ERROR_UNSUPPORTED);
