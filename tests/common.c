@@ -59,6 +59,11 @@ int test_quick(void) {
     return env && atoi(env) > 0;
 }
 
+int test_full(void) {
+    const char *env = getenv("CLPERM_TEST_FULL");
+    return env && atoi(env) > 0;
+}
+
 uint64_t test_seed(void) {
     const char *env = getenv("CLPERM_TEST_SEED");
     return env && *env ? strtoull(env, NULL, 0) : 0x2026112100000001ull;
