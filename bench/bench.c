@@ -80,7 +80,8 @@ static int plan_detailed(bench_run *r) {
             if (n == 0) continue;
             for (size_t i = 0; i < bench_ncases; i++) {
                 const bench_case *c = &bench_cases[i];
-                if ((c->flags & BENCH_HOST) || !bench_op_selected(o, c->ops)) continue;
+                if ((c->flags & BENCH_HOST) || !bench_op_selected(o, c->ops) || !bench_variant_selected(o, c))
+                    continue;
                 if ((c->flags & BENCH_LAST_SIZE) && s != o->nsizes - 1) continue;
                 if (!(c->flags & BENCH_PER_SEGMENT)) {
                     if (case_runs(o, r->devs[dv], c, n, 0) && !add_step(r, dv, c, n)) return -1;
@@ -92,7 +93,7 @@ static int plan_detailed(bench_run *r) {
                 for (int g = 0; g < o->nsegments; g++)
                     for (size_t k = i; k < j; k++) {
                         const bench_case *t = &bench_cases[k];
-                        if (!bench_op_selected(o, t->ops)) continue;
+                        if (!bench_op_selected(o, t->ops) || !bench_variant_selected(o, t)) continue;
                         if (!case_runs(o, r->devs[dv], t, n, o->segments[g])) {
                             if (s == 0)
                                 bench_progress_note("%s: %s %s-%llu: the segment is above its largest, not run",
@@ -109,7 +110,8 @@ static int plan_detailed(bench_run *r) {
         }
     for (size_t i = 0; i < bench_ncases; i++) {
         const bench_case *c = &bench_cases[i];
-        if (!(c->flags & BENCH_HOST) || !o->host || !bench_op_selected(o, c->ops)) continue;
+        if (!(c->flags & BENCH_HOST) || !o->host || !bench_op_selected(o, c->ops) || !bench_variant_selected(o, c))
+            continue;
         for (int s = 0; s < o->nsizes; s++)
             if (o->sizes[s] && !add_step(r, -1, c, o->sizes[s])) return -1;
     }

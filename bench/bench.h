@@ -372,6 +372,7 @@ typedef struct bench_opts {
     bench_verify verify;
     const char *plot_dir;
     const char *ops;
+    const char *variants; /* --variants: prefixes of the variant names to run, NULL: all */
     bench_set sets[BENCH_MAX_SETS];
     int nsets;
     int dist, dist_baseline; /* --dist, and its single-rank rows (--no-baseline clears it) */
@@ -382,6 +383,8 @@ typedef struct bench_opts {
 /* 0 on success, 1 when --help was answered, -1 on a bad option (message on stderr). */
 int bench_parse_args(int argc, char **argv, bench_opts *o);
 int bench_op_selected(const bench_opts *o, const char *ops);
+/* Whether --variants selects a case of an operation (the bounds, which have none, always run). */
+int bench_variant_selected(const bench_opts *o, const bench_case *c);
 /* Reads "2^K", "2^K+C", "2^K-C" or a number. */
 int bench_parse_size(const char *s, uint64_t *out);
 

@@ -8,17 +8,21 @@
 #   bench/gpu_dist.sh [RANKS] [BUILD_DIR]      (defaults: 2, build-gpu-dist)
 #
 # Each rank takes the GPU of its local rank (clperm bench --dist's default); ranks are not bound
-# to cores, so that each can stage through the host memory its GPU is near.
+# to cores, so that each can stage through the host memory its GPU is near. Open MPI 4.1 cuts an
+# exported OCL_ICD_FILENAMES at its first colon when it starts the ranks (a rank may then see
+# only the first OpenCL platform), so the ranks get it through env on their command line.
 set -eu
 ranks=${1:-2}
 build=${2:-build-gpu-dist}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+icd=""
+if [ -n "${OCL_ICD_FILENAMES:-}" ]; then icd="env OCL_ICD_FILENAMES=$OCL_ICD_FILENAMES"; fi
 tests=OFF
 if [ -e /usr/include/criterion/criterion.h ]; then tests=ON; fi
 cmake -S . -B "$build" -DCLPERM_BUILD_TESTS=$tests -DCLPERM_OCLGRIND_TESTS=OFF
 cmake --build "$build" -j
 if [ "$tests" = ON ]; then
-  mpirun -np "$ranks" --bind-to none "$build/tests/test_dist" --small
+  mpirun -np "$ranks" --bind-to none $icd "$build/tests/test_dist" --small
 fi
-mpirun -np "$ranks" --bind-to none "$build/clperm" bench --dist --sizes 2^24,2^26,2^28 --reps 5 --warmup 1
-mpirun -np "$ranks" --bind-to none "$build/clperm" bench --dist --sizes 2^28 --reps 5 --warmup 1 --json
+mpirun -np "$ranks" --bind-to none $icd "$build/clperm" bench --dist --sizes 2^24,2^26,2^28 --reps 5 --warmup 1
+mpirun -np "$ranks" --bind-to none $icd "$build/clperm" bench --dist --sizes 2^28 --reps 5 --warmup 1 --json

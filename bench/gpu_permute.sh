@@ -17,17 +17,7 @@ dev=${1:-NVIDIA}
 t2max=${2:-8192}
 build=$root/build-gpu
 out=${OUT:-$build/out}
-mkdir -p "$out"
-
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCLPERM_BUILD_TESTS=OFF -DCLPERM_BUILD_TOOLS=OFF \
-  >"$out/cmake.log" 2>&1 || { cat "$out/cmake.log"; exit 1; }
-cmake --build "$build" -j"$(nproc)" --target clperm_cli >>"$out/cmake.log" 2>&1 || { tail -n 40 "$out/cmake.log"; exit 1; }
-bin=$build/clperm
-export CLPERM_CACHE_DIR="$build/cache"
-
-"$bin" devices | tee "$out/devices.txt"
-(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true) >"$out/gpu.txt" 2>&1
-date -u +%Y-%m-%dT%H:%MZ >"$out/date.txt"
+. "$root/bench/gpu_setup.sh"
 
 rc=0
 echo "== Table 2 (log: $out/table2.log)"

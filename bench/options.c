@@ -40,6 +40,35 @@ static int ops_valid(const char *list, int dist) {
     return 1;
 }
 
+/* Whether a variant name begins with the len characters of prefix. */
+static int variant_begins(const char *variant, const char *prefix, size_t len) {
+    return strlen(variant) >= len && !strncmp(variant, prefix, len);
+}
+
+/* Whether every prefix of the list begins some case's variant name. */
+static int variants_valid(const char *list) {
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        size_t i = 0;
+        while (i < bench_ncases && !(bench_cases[i].ops && variant_begins(bench_cases[i].variant, p, len))) i++;
+        if (!len || i == bench_ncases) return 0;
+        p += len;
+        if (*p) p++;
+    }
+    return 1;
+}
+
+int bench_variant_selected(const bench_opts *o, const bench_case *c) {
+    if (!o->variants || !c->ops) return 1;
+    for (const char *p = o->variants; *p;) {
+        size_t len = strcspn(p, ",");
+        if (variant_begins(c->variant, p, len)) return 1;
+        p += len;
+        if (*p) p++;
+    }
+    return 0;
+}
+
 int bench_parse_size(const char *s, uint64_t *out) {
     char *end;
     errno = 0;
@@ -111,6 +140,12 @@ static int opt_full(bench_opts *o, const char *v) {
 /* The names are checked once every option is read (--dist changes what they may be). */
 static int opt_ops(bench_opts *o, const char *v) {
     o->ops = v;
+    o->detailed = 1;
+    return 0;
+}
+
+static int opt_variants(bench_opts *o, const char *v) {
+    o->variants = v;
     o->detailed = 1;
     return 0;
 }
@@ -214,6 +249,11 @@ static const struct bench_option {
      "@OPS\n"
      "(the copy and gather bounds always run). With --dist:\n"
      "@DIST", ANY},
+    {"--variants", NULL, "LIST", opt_variants,
+     "only the variants whose names begin with one of these\n"
+     "(comma-separated), e.g. transpose-,bit-reversal-,shuffle-\n"
+     "for the regular offline permutations alone (the bounds\n"
+     "always run).", NOT_DIST},
     {"--sizes", NULL, "LIST", opt_sizes,
      "every variant at these sizes in items, comma-separated;\n"
      "2^K, 2^K+C and 2^K-C are understood.\n"
@@ -417,6 +457,11 @@ int bench_parse_args(int argc, char **argv, bench_opts *o) {
                 o->dist ? " with --dist" : "");
         return -1;
     }
+    if (o->variants && !variants_valid(o->variants)) {
+        fprintf(stderr, "clperm bench: cannot use --variants %s: no variant's name begins so\n",
+                o->variants);
+        return -1;
+    }
     if (o->dist) {
         for (size_t j = 0; j < NOPTIONS; j++)
             if (options[j].apply == opt_sizes && !given[j]) parse_list(DIST_SIZES, o->sizes, &o->nsizes);
@@ -435,8 +480,8 @@ int bench_parse_args(int argc, char **argv, bench_opts *o) {
     }
     if (o->detailed && o->verify == BENCH_VERIFY_ALL) o->verify = BENCH_VERIFY_LIMITED;
     if (o->detailed && o->headline_size) {
-        fprintf(stderr, "clperm bench: --headline-size is for the default run, not with --full, --ops, --sizes "
-                        "or --segments\n");
+        fprintf(stderr, "clperm bench: --headline-size is for the default run, not with --full, --ops, --variants, "
+                        "--sizes or --segments\n");
         return -1;
     }
     return 0;

@@ -295,7 +295,15 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
  *   PERMUTE_KERNEL   the regular offline permutations (transpose, bit-reversal, perfect shuffle):
  *                    a clperm_permute_kernel (local tiles in the diagonal arrangement, GPUs;
  *                    blocked, each work-group's tile straight from src to dst through the
- *                    caches, CPUs). Both give the same items. */
+ *                    caches, CPUs). Both give the same items.
+ *   PERMUTE_TILES    the local-tile transpose and bit-reversal: 32 x 32 tiles per work-group
+ *                    (1, 2 or 4), all loaded before the group's one barrier (more bytes in
+ *                    flight per work-group). Auto: the device's table by item size (4- or
+ *                    8-byte items; 1 for 16-byte ones and where the table has no figure). Set or
+ *                    not, it is halved until the tiles fit in the device's local memory (4 tiles
+ *                    of 16-byte items need 64 KiB); clperm_ctx_get_param reports the count for
+ *                    4-byte items. The blocked kernels and the perfect shuffle (1024 items per
+ *                    work-group already) do not use it. The same items at every value. */
 #define CLPERM_PARAM_MAP(X)                                                                        \
     X(SCAN_ALGORITHM, 1, 1, 2, 0, "scan_algorithm")                                                \
     X(SG_IMPL, 2, 1, 3, 0, "sg_impl")                                                              \
@@ -317,7 +325,8 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
     X(SORT_DIGIT_BITS, 18, 1, 8, 0, "sort_digit_bits")                                             \
     X(SORT_WG_SIZE, 19, 32, 1024, CLPERM_PARAM_WG, "sort_wg_size")                                \
     X(SORT_ITEMS, 20, 1, 65536, 0, "sort_items")                                                   \
-    X(PERMUTE_KERNEL, 21, 1, 2, 0, "permute_kernel")
+    X(PERMUTE_KERNEL, 21, 1, 2, 0, "permute_kernel")                                               \
+    X(PERMUTE_TILES, 22, 1, 4, CLPERM_PARAM_POW2, "permute_tiles")
 
 typedef enum clperm_param {
 #define CLPERM_X_ENUM(name, value, lo, hi, flags, text) CLPERM_PARAM_##name = value,
@@ -872,7 +881,9 @@ CLPERM_API clperm_status clperm_permute_shuffle_host(const void *src, void *dst,
  * consecutive work-items accessing together. For the transpose the matrix is rows x cols (each at
  * most 4096), for the others n = rows items (a power of two, 1024 .. 2^22: the tiled kernels;
  * cols ignored); else CLPERM_ERROR_INVALID_ARGUMENT. naive != 0 measures the same kernel with a
- * plain row-major tile instead of the diagonal arrangement: the failing case. Blocking. */
+ * plain row-major tile instead of the diagonal arrangement: the failing case. The transpose and
+ * the bit-reversal run with the context's tiles per work-group (CLPERM_PARAM_PERMUTE_TILES), and
+ * out->tiles is the number of work-groups traced. Blocking. */
 typedef enum clperm_permute_kind {
     CLPERM_PERMUTE_TRANSPOSE = 1,
     CLPERM_PERMUTE_BIT_REVERSAL = 2,

@@ -51,9 +51,10 @@ const char *test_device_label(clperm_ctx *ctx);
  * (the memcheck runs, where every instruction costs fifty). */
 int test_quick(void);
 
-/* 1 when CLPERM_TEST_FULL is set to a positive number: tests run the full product of their
- * parameters. Without it (the default, and CI's) they cover the parameters pairwise: each value
- * of one parameter with each value of another, in far fewer cases. */
+/* 1 when CLPERM_TEST_FULL is set to a positive number: tests that build an OpenCL program per
+ * combination of their parameters (seconds each on PoCL, more under a simulator) and cover those
+ * combinations pairwise by default run the full product instead, for machines with many cores.
+ * Every test file reads the variable through this helper. */
 int test_full(void);
 
 /* The seed of this run: CLPERM_TEST_SEED if set, else a fixed default; printed by the tests. */

@@ -171,7 +171,66 @@ Test(permute, conventional_equals_host) {
     }
 }
 
-/* Both kernel kinds on every device: local tiles, and blocked straight from src to dst. */
+/* Tiles per work-group of the local-tile transpose and bit-reversal (CLPERM_PARAM_PERMUTE_TILES). */
+static const int tiles_per_group[] = {1, 2, 4};
+#define TILE_VALUES (sizeof tiles_per_group / sizeof tiles_per_group[0])
+
+/* Sets CLPERM_PARAM_PERMUTE_TILES and checks that it reads back. */
+static void set_tiles(clperm_ctx *ctx, int tiles) {
+    cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_TILES, tiles), CLPERM_SUCCESS);
+    int got = 0;
+    cr_assert_eq(clperm_ctx_get_param(ctx, CLPERM_PARAM_PERMUTE_TILES, &got), CLPERM_SUCCESS);
+    cr_assert_eq(got, tiles);
+}
+
+/* The transposes, bit-reversals, shuffles and unshuffles of the shapes and sizes above, against the
+ * host. all == 0 leaves out what runs no local-tile kernel (single rows and columns are copies,
+ * fewer than 1024 items one work-item per item), for the runs that vary the tiles per group. */
+static void regular_cases(clperm_ctx *ctx, uint64_t seed, int all, const char *config) {
+    for (size_t e = 0; e < 3; e++) {
+        size_t es = sizes_es[e];
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            uint64_t rows = shapes[s][0], cols = shapes[s][1], n = rows * cols;
+            if (!all && (rows == 1 || cols == 1)) continue;
+            unsigned char *src = xmalloc(n * es), *want = xmalloc(n * es);
+            test_fill_random(src, n * es, seed + s);
+            cr_assert_eq(clperm_transpose_host(src, want, rows, cols, es), CLPERM_SUCCESS);
+            cl_mem ds = device_copy(ctx, src, n * es), dd = device_copy(ctx, NULL, n * es);
+            cr_assert_eq(clperm_transpose(ctx, ds, dd, rows, cols, es, 0, NULL, NULL), CLPERM_SUCCESS);
+            char what[160];
+            snprintf(what, sizeof what, "%s: transpose %llux%llu", config, (unsigned long long)rows,
+                     (unsigned long long)cols);
+            check_bytes(ctx, dd, want, n * es, what, es, n);
+            clReleaseMemObject(ds), clReleaseMemObject(dd);
+            free(src), free(want);
+        }
+        for (unsigned k = all ? 0 : 10; k <= MAX_K; k++) {
+            uint64_t n = UINT64_C(1) << k;
+            unsigned char *src = xmalloc(n * es), *want = xmalloc(n * es);
+            test_fill_random(src, n * es, seed + k);
+            cl_mem ds = device_copy(ctx, src, n * es), dd = device_copy(ctx, NULL, n * es);
+            for (int op = 0; op < 3; op++) {
+                if (op == 0) {
+                    cr_assert_eq(clperm_permute_bit_reversal_host(src, want, n, es), CLPERM_SUCCESS);
+                    cr_assert_eq(clperm_permute_bit_reversal(ctx, ds, dd, n, es, 0, NULL, NULL), CLPERM_SUCCESS);
+                } else {
+                    cr_assert_eq(clperm_permute_shuffle_host(src, want, n, es, op == 2), CLPERM_SUCCESS);
+                    cr_assert_eq(clperm_permute_shuffle(ctx, ds, dd, n, es, op == 2, 0, NULL, NULL), CLPERM_SUCCESS);
+                }
+                char what[160];
+                snprintf(what, sizeof what, "%s: %s", config,
+                         op == 0 ? "bit-reversal" : op == 1 ? "shuffle" : "unshuffle");
+                check_bytes(ctx, dd, want, n * es, what, es, n);
+            }
+            clReleaseMemObject(ds), clReleaseMemObject(dd);
+            free(src), free(want);
+        }
+    }
+}
+
+/* Both kernel kinds on every device: local tiles (1, 2 and 4 tiles per work-group), and blocked
+ * straight from src to dst. The shapes give tile counts that are not multiples of 2 or 4, and
+ * 2^10 and 2^11 items fewer bit-reversal tiles than a group takes. */
 Test(permute, regular_equals_host) {
     uint64_t seed = test_seed();
     TEST_EACH_DEVICE(ctx) {
@@ -180,75 +239,90 @@ Test(permute, regular_equals_host) {
             int got = 0;
             cr_assert_eq(clperm_ctx_get_param(ctx, CLPERM_PARAM_PERMUTE_KERNEL, &got), CLPERM_SUCCESS);
             cr_assert_eq(got, kernel);
-            for (size_t e = 0; e < 3; e++) {
-                size_t es = sizes_es[e];
-                for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-                    uint64_t rows = shapes[s][0], cols = shapes[s][1], n = rows * cols;
-                    unsigned char *src = xmalloc(n * es), *want = xmalloc(n * es);
-                    test_fill_random(src, n * es, seed + s);
-                    cr_assert_eq(clperm_transpose_host(src, want, rows, cols, es), CLPERM_SUCCESS);
-                    cl_mem ds = device_copy(ctx, src, n * es), dd = device_copy(ctx, NULL, n * es);
-                    cr_assert_eq(clperm_transpose(ctx, ds, dd, rows, cols, es, 0, NULL, NULL), CLPERM_SUCCESS);
-                    char what[64];
-                    snprintf(what, sizeof what, "transpose %llux%llu", (unsigned long long)rows,
-                             (unsigned long long)cols);
-                    check_bytes(ctx, dd, want, n * es, what, es, n);
-                    clReleaseMemObject(ds), clReleaseMemObject(dd);
-                    free(src), free(want);
-                }
-                for (unsigned k = 0; k <= MAX_K; k++) {
-                    uint64_t n = UINT64_C(1) << k;
-                    unsigned char *src = xmalloc(n * es), *want = xmalloc(n * es);
-                    test_fill_random(src, n * es, seed + k);
-                    cl_mem ds = device_copy(ctx, src, n * es), dd = device_copy(ctx, NULL, n * es);
-                    for (int op = 0; op < 3; op++) {
-                        if (op == 0) {
-                            cr_assert_eq(clperm_permute_bit_reversal_host(src, want, n, es), CLPERM_SUCCESS);
-                            cr_assert_eq(clperm_permute_bit_reversal(ctx, ds, dd, n, es, 0, NULL, NULL),
-                                         CLPERM_SUCCESS);
-                        } else {
-                            cr_assert_eq(clperm_permute_shuffle_host(src, want, n, es, op == 2), CLPERM_SUCCESS);
-                            cr_assert_eq(clperm_permute_shuffle(ctx, ds, dd, n, es, op == 2, 0, NULL, NULL),
-                                         CLPERM_SUCCESS);
-                        }
-                        check_bytes(ctx, dd, want, n * es,
-                                    op == 0 ? "bit-reversal" : op == 1 ? "shuffle" : "unshuffle", es, n);
-                    }
-                    clReleaseMemObject(ds), clReleaseMemObject(dd);
-                    free(src), free(want);
-                }
+            for (size_t t = 0; t < (kernel == CLPERM_PERMUTE_KERNEL_LOCAL ? TILE_VALUES : 1); t++) {
+                char config[64];
+                snprintf(config, sizeof config, "kernel %d, %d tiles per group", kernel, tiles_per_group[t]);
+                set_tiles(ctx, tiles_per_group[t]);
+                regular_cases(ctx, seed, t == 0, config);
             }
+            cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_TILES, 0), CLPERM_SUCCESS);
         }
     }
 }
 
+/* The parameter's bounds: powers of two 1 .. 4, 0 the device's choice (1 where the table has no
+ * figure, as on the CPU and simulator devices of the tests). */
+Test(permute, tiles_param_bounds) {
+    TEST_EACH_DEVICE(ctx) {
+        int lo = 0, hi = 0, got = -1;
+        cr_assert_eq(clperm_param_bounds(CLPERM_PARAM_PERMUTE_TILES, &lo, &hi), CLPERM_SUCCESS);
+        cr_assert(lo == 1 && hi == 4);
+        clperm_param p;
+        cr_assert_eq(clperm_param_from_name("permute_tiles", &p), CLPERM_SUCCESS);
+        cr_assert_eq(p, CLPERM_PARAM_PERMUTE_TILES);
+        cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_TILES, 3), CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
+        cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_TILES, 8), CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
+        cr_assert_eq(clperm_ctx_get_param(ctx, CLPERM_PARAM_PERMUTE_TILES, &got), CLPERM_SUCCESS);
+        clperm_profile prof;
+        cr_assert_eq(clperm_ctx_profile(ctx, &prof), CLPERM_SUCCESS);
+        if (prof.device_type & CL_DEVICE_TYPE_CPU || prof.vendor == CLPERM_VENDOR_OCLGRIND)
+            cr_assert_eq(got, 1, "%s: %d tiles per group by default", test_device_label(ctx), got);
+        else
+            cr_assert(got == 1 || got == 2 || got == 4, "%s: %d tiles per group", test_device_label(ctx), got);
+    }
+}
+
 /* Zero conflicts in the diagonal arrangement for every regular kernel and item size, full and
- * partial tiles; conflicts with the plain layout, which shows that the check can fail. */
+ * partial tiles, at every tiles-per-group value (each tile its own region of local memory);
+ * conflicts with the plain layout, which shows that the check can fail. The work-groups traced
+ * are the launch's: the tile count over the tiles per group, rounded up (4 tiles of 16-byte items
+ * fit only where local memory holds 64 KiB). */
 Test(permute, regular_conflicts_measured) {
     static const uint32_t tshapes[][2] = {{32, 32}, {64, 96}, {33, 65}, {5, 40}};
     TEST_EACH_DEVICE(ctx) {
-        for (size_t e = 0; e < 3; e++) {
-            size_t es = sizes_es[e];
-            for (int kind = CLPERM_PERMUTE_TRANSPOSE; kind <= CLPERM_PERMUTE_UNSHUFFLE; kind++)
-                for (size_t s = 0; s < (kind == CLPERM_PERMUTE_TRANSPOSE ? 4u : 2u); s++) {
-                    uint64_t rows = kind == CLPERM_PERMUTE_TRANSPOSE ? tshapes[s][0] : 1024u << s;
-                    uint64_t cols = kind == CLPERM_PERMUTE_TRANSPOSE ? tshapes[s][1] : 1;
-                    clperm_conflict_report r, naive;
-                    cr_assert_eq(clperm_permute_conflicts(ctx, (clperm_permute_kind)kind, es, rows, cols, 0, &r),
-                                 CLPERM_SUCCESS);
-                    cr_assert_eq(clperm_permute_conflicts(ctx, (clperm_permute_kind)kind, es, rows, cols, 1, &naive),
-                                 CLPERM_SUCCESS);
-                    uint64_t items = rows * cols;
-                    cr_assert_geq(r.accesses, 2 * items, "kind %d %zu-byte: trace recorded too little", kind, es);
-                    cr_assert_eq(r.shape.w, 128 / es);
-                    cr_assert_eq(r.conflicts, 0, "%s: kind %d, %zu-byte items, %llux%llu: %llu conflicts (%u-way)",
-                                 test_device_label(ctx), kind, es, (unsigned long long)rows, (unsigned long long)cols,
-                                 (unsigned long long)r.conflicts, r.max_ways);
-                    cr_assert_gt(naive.conflicts, 0, "kind %d %zu-byte: the naive layout shows no conflicts", kind, es);
-                    cr_log_info("kind %d, %zu-byte, %llu items: %llu accesses, 0 conflicts; naive %llu conflicts, %u-way",
-                                kind, es, (unsigned long long)items, (unsigned long long)r.accesses,
-                                (unsigned long long)naive.conflicts, naive.max_ways);
+        clperm_profile prof;
+        cr_assert_eq(clperm_ctx_profile(ctx, &prof), CLPERM_SUCCESS);
+        for (size_t t = 0; t < TILE_VALUES; t++) {
+            set_tiles(ctx, tiles_per_group[t]);
+            for (size_t e = 0; e < 3; e++) {
+                size_t es = sizes_es[e];
+                uint64_t tiles = (uint64_t)tiles_per_group[t];
+                while (tiles > 1 && tiles * 1024 * es > prof.local_mem_bytes) tiles /= 2;
+                for (int kind = CLPERM_PERMUTE_TRANSPOSE; kind <= CLPERM_PERMUTE_UNSHUFFLE; kind++) {
+                    /* The shuffles take no tiles per group: once. */
+                    if (t && kind >= CLPERM_PERMUTE_SHUFFLE) continue;
+                    for (size_t s = 0; s < (kind == CLPERM_PERMUTE_TRANSPOSE ? 4u : 2u); s++) {
+                        uint64_t rows = kind == CLPERM_PERMUTE_TRANSPOSE ? tshapes[s][0] : 1024u << (3 * s);
+                        uint64_t cols = kind == CLPERM_PERMUTE_TRANSPOSE ? tshapes[s][1] : 1;
+                        clperm_conflict_report r, naive;
+                        cr_assert_eq(clperm_permute_conflicts(ctx, (clperm_permute_kind)kind, es, rows, cols, 0, &r),
+                                     CLPERM_SUCCESS);
+                        cr_assert_eq(
+                            clperm_permute_conflicts(ctx, (clperm_permute_kind)kind, es, rows, cols, 1, &naive),
+                            CLPERM_SUCCESS);
+                        uint64_t items = rows * cols, per = kind <= CLPERM_PERMUTE_BIT_REVERSAL ? tiles : 1;
+                        uint64_t count = kind == CLPERM_PERMUTE_TRANSPOSE ? ((rows + 31) / 32) * ((cols + 31) / 32)
+                                                                          : items / 1024;
+                        cr_assert_eq(r.tiles, (count + per - 1) / per, "kind %d %zu-byte, %llu tiles per group",
+                                     kind, es, (unsigned long long)per);
+                        cr_assert_geq(r.accesses, 2 * items, "kind %d %zu-byte: trace recorded too little", kind, es);
+                        cr_assert_eq(r.shape.w, 128 / es);
+                        cr_assert_eq(r.conflicts, 0,
+                                     "%s: kind %d, %zu-byte items, %llux%llu, %llu tiles per group: %llu conflicts "
+                                     "(%u-way)",
+                                     test_device_label(ctx), kind, es, (unsigned long long)rows,
+                                     (unsigned long long)cols, (unsigned long long)per,
+                                     (unsigned long long)r.conflicts, r.max_ways);
+                        cr_assert_gt(naive.conflicts, 0, "kind %d %zu-byte: the naive layout shows no conflicts",
+                                     kind, es);
+                        cr_log_info("kind %d, %zu-byte, %llu items, %llu tiles per group: %llu accesses, 0 "
+                                    "conflicts; naive %llu conflicts, %u-way",
+                                    kind, es, (unsigned long long)items, (unsigned long long)per,
+                                    (unsigned long long)r.accesses, (unsigned long long)naive.conflicts,
+                                    naive.max_ways);
+                    }
                 }
+            }
         }
     }
 }
@@ -352,7 +426,7 @@ Test(perm_plan, equals_host) {
                     for (int run = 0; run < 2; run++) {
                         st = clperm_perm_plan_execute(plan, ds, dd, es, 0, NULL, NULL);
                         cr_assert_eq(st, CLPERM_SUCCESS, "%s: execute: %s", test_device_label(ctx), clperm_status_name(st));
-                        char what[96];
+                        char what[160];
                         snprintf(what, sizeof what, "plan of %s (%ux%u, fusion %d, run %d)", kind_names[pc->kind],
                                  info.rows, info.cols, fusion, run);
                         check_bytes(ctx, dd, want, n * es, what, es, n);

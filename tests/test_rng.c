@@ -1,8 +1,10 @@
 /* Generators: the host reference follows the paper's listings (checked against a second, literal
  * implementation here) and the known-answer vectors; every device's fills equal the host's bit for
- * bit for every shipped table and output type at awkward sizes; a users' kernel built with
- * clperm_rng_device_source draws the same streams; floats and doubles lie in [0, 1) and are the
- * documented conversions; bad input writes nothing. The period proofs are rng_search --selftest. */
+ * bit at awkward sizes, for every shipped table with each fill kernel and for every output type and
+ * scrambler (the combinations pairwise; the full product with CLPERM_TEST_FULL=1); a users' kernel
+ * built with clperm_rng_device_source draws the same streams; floats and doubles lie in [0, 1) and
+ * are the documented conversions; bad input writes nothing. The period proofs are rng_search
+ * --selftest. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -24,6 +26,13 @@ static const table tables[] = {
 #undef CLPERM_RNG_X
 };
 #define NTABLES (sizeof tables / sizeof tables[0])
+
+/* A simulator (CLPERM_TEST_SMALL) fills with the tables of at most 16 words. */
+#ifdef CLPERM_TEST_SMALL
+#define SMALL_K 16
+#else
+#define SMALL_K 64
+#endif
 
 /* Listings 2-6 written out literally, on unpacked fields: the second implementation. */
 static void literal_draw(const table *t, uint32_t *s, uint32_t *b) {
@@ -86,27 +95,54 @@ Test(rng_host, follows_the_listings) {
 
 /* tests/data/rng_kat.txt: lines "family k scrambler seed stream" and the first 16 u32 of that fill,
  * every (family, k, scrambler) at least once; the file says where its values come from. Each line
- * is checked on the host and on every device. */
+ * is checked on the host and on every device; a simulator, where a fill draws its blocks whole and
+ * costs seconds, checks one line for each (family, k) of more than SMALL_K words, the generators
+ * the fill tests leave out there (CLPERM_TEST_FULL: every line). */
 static const char *const kat_families[] = {"", "correlated", "three", "slowmem", "iterated", "buffered"};
 static const char *const kat_scramblers[] = {"none", "starstar"};
+
+typedef struct kat_line {
+    clperm_rng_spec spec;
+    unsigned long long seed, stream;
+    uint32_t want[16];
+    char text[512];
+} kat_line;
+
+/* Whether line i of those read is checked on the device (see above). */
+static int kat_on_device(const kat_line *lines, size_t i) {
+#ifdef CLPERM_TEST_SMALL
+    if (test_full()) return 1;
+    if (lines[i].spec.k <= SMALL_K) return 0;
+    for (size_t j = 0; j < i; j++)
+        if (lines[j].spec.family == lines[i].spec.family && lines[j].spec.k == lines[i].spec.k) return 0;
+#else
+    (void)lines, (void)i;
+#endif
+    return 1;
+}
 
 Test(rng_host, known_answers) {
     FILE *f = fopen(CLPERM_TEST_DATA_DIR "/rng_kat.txt", "r");
     cr_assert(f, "cannot open rng_kat.txt");
+    enum { MAX_LINES = 256 };
+    static kat_line lines[MAX_LINES];
+    size_t count = 0;
+    int covered[6][65][2] = {{{0}}};
     char text[512];
-    int lines = 0, covered[6][65][2] = {{{0}}};
     while (fgets(text, sizeof text, f)) {
         if (text[0] == '#' || text[0] == '\n') continue;
+        cr_assert_lt(count, (size_t)MAX_LINES, "more than %d lines", MAX_LINES);
+        kat_line *l = &lines[count++];
+        memcpy(l->text, text, sizeof text);
         char fam[32], scr[32];
         unsigned k;
-        unsigned long long seed, stream;
-        uint32_t want[16], got[16];
+        uint32_t got[16];
         int used = 0;
-        cr_assert_eq(sscanf(text, "%31s %u %31s %llx %llu%n", fam, &k, scr, &seed, &stream, &used), 5, "line: %s",
-                     text);
+        cr_assert_eq(sscanf(text, "%31s %u %31s %llx %llu%n", fam, &k, scr, &l->seed, &l->stream, &used), 5,
+                     "line: %s", text);
         for (int i = 0; i < 16; i++) {
             int more = 0;
-            cr_assert_eq(sscanf(text + used, "%x%n", &want[i], &more), 1, "line: %s", text);
+            cr_assert_eq(sscanf(text + used, "%x%n", &l->want[i], &more), 1, "line: %s", text);
             used += more;
         }
         int family = 0, scramble = -1;
@@ -115,27 +151,33 @@ Test(rng_host, known_answers) {
         for (int i = 0; i < 2; i++)
             if (!strcmp(scr, kat_scramblers[i])) scramble = i;
         cr_assert(family && scramble >= 0 && k <= 64, "line: %s", text);
-        clperm_rng_spec spec = {(clperm_rng_family)family, k, (clperm_rng_scramble)scramble};
-        cr_assert_eq(clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_U32, got, 16, seed, stream), CLPERM_SUCCESS, "%s",
-                     text);
-        cr_assert_eq(memcmp(got, want, sizeof got), 0, "host differs from its known answer: %s", text);
-        TEST_EACH_DEVICE_PRESENT(ctx) {
-            cl_mem d = test_buffer(ctx, sizeof got, NULL);
-            cr_assert_eq(clperm_rng_fill(ctx, &spec, CLPERM_RNG_OUT_U32, d, 16, seed, stream, 0, NULL, NULL), CLPERM_SUCCESS);
-            memset(got, 0, sizeof got);
-            cr_assert_eq(test_read(ctx, d, sizeof got, got), 0);
-            cr_assert_eq(memcmp(got, want, sizeof got), 0, "%s: %s", test_device_label(ctx), text);
-            clReleaseMemObject(d);
-        }
+        l->spec = (clperm_rng_spec){(clperm_rng_family)family, k, (clperm_rng_scramble)scramble};
+        cr_assert_eq(clperm_rng_fill_host(&l->spec, CLPERM_RNG_OUT_U32, got, 16, l->seed, l->stream), CLPERM_SUCCESS,
+                     "%s", text);
+        cr_assert_eq(memcmp(got, l->want, sizeof got), 0, "host differs from its known answer: %s", text);
         covered[family][k][scramble] = 1;
-        lines++;
     }
     fclose(f);
     for (size_t t = 0; t < NTABLES; t++)
         for (int x = 0; x < 2; x++)
             cr_assert(covered[tables[t].family][tables[t].k][x], "rng_kat.txt has no line for %s k=%u %s",
                       kat_families[tables[t].family], tables[t].k, kat_scramblers[x]);
-    cr_assert_geq(lines, 2 * (int)NTABLES);
+    cr_assert_geq(count, 2 * NTABLES);
+    TEST_EACH_DEVICE_PRESENT(ctx) {
+        uint32_t got[16];
+        cl_mem d = test_buffer(ctx, sizeof got, NULL);
+        cr_assert_not_null(d);
+        for (size_t i = 0; i < count; i++) {
+            if (!kat_on_device(lines, i)) continue;
+            const kat_line *l = &lines[i];
+            cr_assert_eq(clperm_rng_fill(ctx, &l->spec, CLPERM_RNG_OUT_U32, d, 16, l->seed, l->stream, 0, NULL, NULL),
+                         CLPERM_SUCCESS);
+            memset(got, 0, sizeof got);
+            cr_assert_eq(test_read(ctx, d, sizeof got, got), 0);
+            cr_assert_eq(memcmp(got, l->want, sizeof got), 0, "%s: %s", test_device_label(ctx), l->text);
+        }
+        clReleaseMemObject(d);
+    }
 }
 
 Test(rng_host, conversions) {
@@ -273,46 +315,165 @@ Test(rng_host, jump_ahead) {
     cr_assert_eq(clperm_rng_draw_host(&bad, s, NULL, 1), CLPERM_ERROR_INVALID_ARGUMENT);
 }
 
-/* Sizes around the block and k boundaries, primes, 2^k + 1 (a simulator gets a few). */
-#ifdef CLPERM_TEST_SMALL
-static const uint64_t sizes[] = {1, 9, 33, 2049};
-#define SMALL_K 16
-#else
-static const uint64_t sizes[] = {1, 2, 7, 8, 9, 31, 33, 63, 65, 97, 2047, 2049, 8191, 8193, 16385, 40009};
-#define SMALL_K 64
-#endif
+/* The fills: each (kernel kind, table, scrambler, output type) is a program of its own, built in
+ * about 2 s on PoCL (and each fill runs for seconds under Oclgrind), so by default these tests
+ * cover the combinations pairwise, not the full product (20 tables x 2 kinds x 2 scramblers x 4
+ * outputs = 320 programs, with CLPERM_TEST_FULL=1):
+ *   fills_every_table   every table with each kernel kind, unscrambled, u32, at every size (the
+ *                       recurrence, seeding and layout of each table in each kernel); every table
+ *                       scrambled, u32, on the device's own kernel kind;
+ *   fills_every_output  every output type with each kernel kind, unscrambled and scrambled, on
+ *                       the device's default table and on one of another family and k (a
+ *                       different one per output type).
+ * The scrambler and the conversions act on each drawn word after the draws, in code that does not
+ * depend on the table; what does (the recurrence, k, the state) is drawn at every table. */
 
-/* Every table with each kernel kind, unscrambled and scrambled (the scrambled at every third size:
- * it changes only what is stored, after the draws the unscrambled cases check). */
-Test(rng, device_equals_host) {
+/* Sizes for a generator of k words, whose blocks hold b = k * CLPERM_RNG_FILL_STEPS items: 1, 2,
+ * k - 1, k, k + 1, primes, 2^j + 1, a block and one item either side, and past one tile (the
+ * eight blocks of a work-item of the serial kernel; 256 / k blocks fill a work-group of 256 of
+ * the other kernel). With every = 0, a few of them, for the outputs and the scrambler. A
+ * simulator gets a few of each for the serial kernel, and one, 2049 (a block and one item at
+ * k = 8, part of one at 16), for the work-group kernel, whose fills draw their blocks whole and
+ * cost seconds there whatever n. Returns the count; duplicates are left out. */
+static size_t fill_sizes(uint32_t k, int kind, int every, uint64_t n[16]) {
+#ifdef CLPERM_TEST_SMALL
+    (void)k;
+    const uint64_t all[] = {1, 9, 33, 2049}, few[] = {9, 2049}, one[] = {2049};
+#else
+    (void)kind;
+    uint64_t b = (uint64_t)k * CLPERM_RNG_FILL_STEPS, tile = (8 * b > 65536 ? 8 * b : 65536) + 1;
+    const uint64_t all[] = {1, 2, k - 1, k, k + 1, 97, 2049, b - 1, b, b + 1, 8191, 16385, tile, 40009},
+                   few[] = {1, k + 1, 97, b + 1, tile};
+#endif
+    const uint64_t *list = every ? all : few;
+    size_t len = every ? sizeof all / sizeof all[0] : sizeof few / sizeof few[0], count = 0;
+#ifdef CLPERM_TEST_SMALL
+    if (kind == CLPERM_KERNEL_WORK_GROUP && !test_full()) list = one, len = 1;
+#endif
+    for (size_t i = 0; i < len; i++) {
+        size_t j = 0;
+        while (j < count && n[j] != list[i]) j++;
+        if (j == count) n[count++] = list[i];
+    }
+    return count;
+}
+
+/* Fills of spec's generator, output type out, by kernel kind (0: the device's choice) at the sizes
+ * of fill_sizes equal the host's bit for bit, and write nothing past n. */
+static void check_fills(clperm_ctx *ctx, int kind, const clperm_rng_spec *spec, clperm_rng_output out, int every) {
+    cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_RNG_KERNEL, kind), CLPERM_SUCCESS);
+    cr_assert_eq(clperm_ctx_get_param(ctx, CLPERM_PARAM_RNG_KERNEL, &kind), CLPERM_SUCCESS);
+    size_t es = out == CLPERM_RNG_OUT_U32 || out == CLPERM_RNG_OUT_FLOAT ? 4 : 8;
+    uint64_t sizes[16];
+    size_t count = fill_sizes(spec->k, kind, every, sizes);
+    for (size_t z = 0; z < count; z++) {
+        uint64_t n = sizes[z], seed = test_seed() + z;
+        void *want = malloc(n * es), *got = malloc(n * es + 8);
+        cr_assert(want && got);
+        cr_assert_eq(clperm_rng_fill_host(spec, out, want, n, seed, 11), CLPERM_SUCCESS);
+        memset(got, 0xA5, n * es + 8);
+        cl_mem d = test_buffer(ctx, n * es + 8, got);
+        cr_assert_not_null(d);
+        cr_assert_eq(clperm_rng_fill(ctx, spec, out, d, n, seed, 11, 0, NULL, NULL), CLPERM_SUCCESS);
+        cr_assert_eq(test_read(ctx, d, n * es + 8, got), 0);
+        uint64_t diff = test_first_diff(want, got, n, es);
+        cr_assert_eq(diff, n,
+                     "%s: %s kernel, family %d k %u scrambler %d output %d n %llu seed %#llx: item %llu differs",
+                     test_device_label(ctx), clperm_kernel_kind_name((clperm_kernel_kind)kind), spec->family, spec->k,
+                     spec->scramble, out, (unsigned long long)n, (unsigned long long)seed, (unsigned long long)diff);
+        for (size_t b = 0; b < 8; b++)
+            cr_assert_eq(((unsigned char *)got)[n * es + b], 0xA5, "wrote past n = %llu", (unsigned long long)n);
+        clReleaseMemObject(d);
+        free(want);
+        free(got);
+    }
+}
+
+static const table *find_table(int family, uint32_t k) {
+    for (size_t t = 0; t < NTABLES; t++)
+        if (tables[t].family == family && tables[t].k == k) return &tables[t];
+    return NULL;
+}
+
+/* The device's default generator (clperm_rng_default), at most SMALL_K words. */
+static clperm_rng_spec default_spec(clperm_ctx *ctx) {
+    clperm_rng_spec def;
+    cr_assert_eq(clperm_rng_default(ctx, &def), CLPERM_SUCCESS);
+    if (def.k > SMALL_K) def.k = SMALL_K;
+    cr_assert_not_null(find_table(def.family, def.k), "no table for family %d k %u", def.family, def.k);
+    return def;
+}
+
+/* The k of the tables (at most SMALL_K, other than skip), ascending. Returns their count. */
+static size_t table_ks(uint32_t skip, uint32_t ks[NTABLES]) {
+    size_t nk = 0;
+    for (size_t t = 0; t < NTABLES; t++) {
+        uint32_t k = tables[t].k;
+        size_t j = 0;
+        while (j < nk && ks[j] < k) j++;
+        if (k > SMALL_K || k == skip || (j < nk && ks[j] == k)) continue;
+        memmove(ks + j + 1, ks + j, (nk - j) * sizeof ks[0]);
+        ks[j] = k;
+        nk++;
+    }
+    return nk;
+}
+
+/* The i-th other table for the default d: a family other than d's at a k other than d's (at most
+ * SMALL_K), the families and the k each taken in turn as i grows. */
+static const table *other_table(const clperm_rng_spec *d, size_t i) {
+    int families[NTABLES];
+    uint32_t ks[NTABLES];
+    size_t nf = 0, nk = table_ks(d->k, ks);
+    for (size_t t = 0; t < NTABLES; t++) {
+        size_t j = 0;
+        while (j < nf && families[j] != tables[t].family) j++;
+        if (j == nf && tables[t].family != (int)d->family) families[nf++] = tables[t].family;
+    }
+    cr_assert(nf && nk, "no table of another family and k than the default's");
+    const table *t = find_table(families[i % nf], ks[i % nk]);
+    cr_assert_not_null(t, "no table for family %d k %u", families[i % nf], ks[i % nk]);
+    return t;
+}
+
+/* Every table with each kernel kind, unscrambled, at every size; scrambled on the device's own kind
+ * at a few (CLPERM_TEST_FULL: both kinds, every size). */
+Test(rng, fills_every_table) {
+    int full = test_full();
     TEST_EACH_DEVICE(ctx) {
-        for (size_t t = 0; t < 4 * NTABLES; t++) {
-            int kind = 1 + (int)(t / NTABLES % 2);
-            if (tables[t % NTABLES].k > SMALL_K) continue;
-            cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_RNG_KERNEL, kind), CLPERM_SUCCESS);
-            clperm_rng_spec spec = {(clperm_rng_family)tables[t % NTABLES].family, tables[t % NTABLES].k,
-                                    t < 2 * NTABLES ? CLPERM_RNG_SCRAMBLE_NONE : CLPERM_RNG_SCRAMBLE_STARSTAR};
-            for (int out = CLPERM_RNG_OUT_U32; out <= CLPERM_RNG_OUT_DOUBLE; out++) {
-                size_t es = out == CLPERM_RNG_OUT_U32 || out == CLPERM_RNG_OUT_FLOAT ? 4 : 8;
-                for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
-                    uint64_t n = sizes[z];
-                    if ((out != CLPERM_RNG_OUT_U32 && n > 9000) || (spec.scramble && z % 3)) continue;
-                    void *want = malloc(n * es), *got = malloc(n * es + 8);
-                    uint64_t seed = test_seed() + z;
-                    cr_assert_eq(clperm_rng_fill_host(&spec, (clperm_rng_output)out, want, n, seed, 11), CLPERM_SUCCESS);
-                    memset(got, 0xA5, n * es + 8);
-                    cl_mem d = test_buffer(ctx, n * es + 8, got);
-                    cr_assert_eq(clperm_rng_fill(ctx, &spec, (clperm_rng_output)out, d, n, seed, 11, 0, NULL, NULL),
-                                 CLPERM_SUCCESS);
-                    cr_assert_eq(test_read(ctx, d, n * es + 8, got), 0);
-                    uint64_t diff = test_first_diff(want, got, n, es);
-                    cr_assert_eq(diff, n, "%s: kernel %d family %d k %u scrambler %d output %d n %llu: item %llu "
-                                 "differs", test_device_label(ctx), kind, spec.family, spec.k, spec.scramble, out,
-                                 (unsigned long long)n, (unsigned long long)diff);
-                    for (size_t b = 0; b < 8; b++) cr_assert_eq(((unsigned char *)got)[n * es + b], 0xA5, "wrote past n");
-                    clReleaseMemObject(d);
-                    free(want);
-                    free(got);
+        int own;
+        cr_assert_eq(clperm_ctx_get_param(ctx, CLPERM_PARAM_RNG_KERNEL, &own), CLPERM_SUCCESS);
+        for (size_t t = 0; t < NTABLES; t++) {
+            if (tables[t].k > SMALL_K) continue;
+            for (int x = CLPERM_RNG_SCRAMBLE_NONE; x <= CLPERM_RNG_SCRAMBLE_STARSTAR; x++)
+                for (int kind = CLPERM_KERNEL_WORK_GROUP; kind <= CLPERM_KERNEL_SERIAL; kind++) {
+                    if (x && !full && kind != own) continue;
+                    clperm_rng_spec spec = {(clperm_rng_family)tables[t].family, tables[t].k, (clperm_rng_scramble)x};
+                    check_fills(ctx, kind, &spec, CLPERM_RNG_OUT_U32, full || !x);
+                }
+        }
+    }
+}
+
+/* Every output type with each kernel kind and scrambler, at a few sizes, on the default table and
+ * another (CLPERM_TEST_FULL: every table, every size). u32 unscrambled, and in the full product u32
+ * altogether, is fills_every_table's. */
+Test(rng, fills_every_output) {
+    int full = test_full();
+    TEST_EACH_DEVICE(ctx) {
+        clperm_rng_spec def = default_spec(ctx);
+        for (int out = CLPERM_RNG_OUT_U32; out <= CLPERM_RNG_OUT_DOUBLE; out++) {
+            const table *other = other_table(&def, (size_t)(out - CLPERM_RNG_OUT_U32));
+            for (size_t t = 0; t < NTABLES; t++) {
+                const table *tab = &tables[t];
+                int is_default = tab->family == (int)def.family && tab->k == def.k;
+                if (tab->k > SMALL_K || (!full && !is_default && tab != other)) continue;
+                for (int x = CLPERM_RNG_SCRAMBLE_NONE; x <= CLPERM_RNG_SCRAMBLE_STARSTAR; x++) {
+                    if (out == CLPERM_RNG_OUT_U32 && (!x || full)) continue;
+                    for (int kind = CLPERM_KERNEL_WORK_GROUP; kind <= CLPERM_KERNEL_SERIAL; kind++) {
+                        clperm_rng_spec spec = {(clperm_rng_family)tab->family, tab->k, (clperm_rng_scramble)x};
+                        check_fills(ctx, kind, &spec, (clperm_rng_output)out, full);
+                    }
                 }
             }
         }
@@ -341,85 +502,103 @@ static const char *user_kernel =
     "    clperm_rng_save(&r, st);\n"
     "}\n";
 
-/* Every table unscrambled; scrambled, every family at k = 8 and the default family at every k (the
- * scrambler works on the drawn word alone, whatever the family). */
+/* A users' kernel built for spec with clperm_rng_build_options draws the host's streams: u32, u64
+ * and float through the device API, and resumed from states the host spaced apart, whose saved
+ * states equal the host's. */
+static void check_users_kernel(clperm_ctx *ctx, const clperm_rng_spec *spec) {
+    char opts[256];
+    cr_assert_eq(clperm_rng_build_options(ctx, spec, opts, sizeof opts), CLPERM_SUCCESS);
+    size_t len;
+    const char *src[2] = {clperm_rng_device_source(&len), user_kernel};
+    size_t lens[2] = {len, strlen(user_kernel)};
+    cl_int err;
+    cl_context cctx = clperm_ctx_cl_context(ctx);
+    cl_program prog = clCreateProgramWithSource(cctx, 2, src, lens, &err);
+    cr_assert_eq(err, CL_SUCCESS);
+    cl_device_id device = clperm_ctx_cl_device(ctx);
+    err = clBuildProgram(prog, 1, &device, opts, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        char log[8192] = "";
+        clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+        cr_assert_fail("build %s: %s", opts, log);
+    }
+    cl_kernel kern = clCreateKernel(prog, "user_draws", &err);
+    cr_assert_eq(err, CL_SUCCESS);
+    size_t local = 64, global = 128;
+    cl_mem d = test_buffer(ctx, global * 16, NULL);
+    cl_ulong seed = 4242;
+    clSetKernelArg(kern, 0, sizeof d, &d);
+    clSetKernelArg(kern, 1, sizeof seed, &seed);
+    cr_assert_eq(clEnqueueNDRangeKernel(clperm_ctx_cl_queue(ctx), kern, 1, NULL, &global, &local, 0, NULL, NULL),
+                 CL_SUCCESS);
+    uint32_t got[128 * 4];
+    cr_assert_eq(test_read(ctx, d, sizeof got, got), 0);
+    /* The host: stream g draws 4 times; a u64 is two draws, a float one. */
+    for (uint32_t g = 0; g < global / spec->k; g++) {
+        uint32_t want[4 * 64];
+        cr_assert_eq(clperm_rng_fill_host(spec, CLPERM_RNG_OUT_U32, want, 4 * (uint64_t)spec->k, seed, g),
+                     CLPERM_SUCCESS);
+        for (uint32_t j = 0; j < spec->k; j++) {
+            uint32_t *o = &got[4 * (g * spec->k + j)];
+            cr_assert_eq(o[0], want[j], "%s family %d k %u scrambler %d: u32", test_device_label(ctx),
+                         spec->family, spec->k, spec->scramble);
+            cr_assert_eq(o[1], want[spec->k + j]);
+            cr_assert_eq(o[2], want[2 * spec->k + j]);
+            cr_assert_eq(o[3], clperm_rng_float_bits(want[3 * spec->k + j]), "float");
+        }
+    }
+    /* Resuming: load states spaced 2^20 draws apart, draw twice, save. */
+    uint32_t sw = clperm_rng_state_bits(spec) / 32, states[2 * 128], moved[2 * 128];
+    uint64_t gens = global / spec->k;
+    cr_assert_eq(clperm_rng_states_host(spec, seed, 5, 20, gens, states), CLPERM_SUCCESS);
+    cl_mem ds = test_buffer(ctx, gens * sw * 4, states);
+    cl_kernel resume = clCreateKernel(prog, "user_resume", &err);
+    cr_assert_eq(err, CL_SUCCESS);
+    clSetKernelArg(resume, 0, sizeof d, &d);
+    clSetKernelArg(resume, 1, sizeof ds, &ds);
+    cr_assert_eq(clEnqueueNDRangeKernel(clperm_ctx_cl_queue(ctx), resume, 1, NULL, &global, &local, 0, NULL,
+                                        NULL),
+                 CL_SUCCESS);
+    cr_assert_eq(test_read(ctx, d, global * 8, got), 0);
+    cr_assert_eq(test_read(ctx, ds, gens * sw * 4, moved), 0);
+    for (uint32_t g = 0; g < gens; g++) {
+        uint32_t want[2 * 64];
+        cr_assert_eq(clperm_rng_draw_host(spec, states + g * sw, want, 2), CLPERM_SUCCESS);
+        for (uint32_t j = 0; j < spec->k; j++) {
+            cr_assert_eq(got[2 * (g * spec->k + j)], want[j], "%s family %d k %u scrambler %d: resumed draw",
+                         test_device_label(ctx), spec->family, spec->k, spec->scramble);
+            cr_assert_eq(got[2 * (g * spec->k + j) + 1], want[spec->k + j]);
+        }
+    }
+    cr_assert_eq(memcmp(moved, states, gens * sw * 4), 0, "saved state differs from the host's");
+    clReleaseMemObject(ds);
+    clReleaseKernel(resume);
+    clReleaseMemObject(d);
+    clReleaseKernel(kern);
+    clReleaseProgram(prog);
+}
+
+/* Every family unscrambled and scrambled, each at a k of its own (family i unscrambled at the i-th
+ * k from the largest, scrambled at the next), so that every k runs both ways and the buffered
+ * family's 2k-word state at the largest k is saved and loaded; and the device's default generator
+ * (CLPERM_TEST_FULL: every table both ways). The recurrence of every table runs through the same
+ * device API in fills_every_table's work-group kernel. */
 Test(rng, users_kernel_draws_the_host_streams) {
+    int full = test_full();
     TEST_EACH_DEVICE(ctx) {
-        for (size_t u = 0; u < 2 * NTABLES; u++) {
-            size_t t = u % NTABLES;
-            clperm_rng_scramble x = u < NTABLES ? CLPERM_RNG_SCRAMBLE_NONE : CLPERM_RNG_SCRAMBLE_STARSTAR;
-            if (tables[t].k > SMALL_K || (x && tables[t].k != 8 && tables[t].family != CLPERM_RNG_THREE)) continue;
-            clperm_rng_spec spec = {(clperm_rng_family)tables[t].family, tables[t].k, x};
-            char opts[256];
-            cr_assert_eq(clperm_rng_build_options(ctx, &spec, opts, sizeof opts), CLPERM_SUCCESS);
-            size_t len;
-            const char *src[2] = {clperm_rng_device_source(&len), user_kernel};
-            size_t lens[2] = {len, strlen(user_kernel)};
-            cl_int err;
-            cl_context cctx = clperm_ctx_cl_context(ctx);
-            cl_program prog = clCreateProgramWithSource(cctx, 2, src, lens, &err);
-            cr_assert_eq(err, CL_SUCCESS);
-            cl_device_id device = clperm_ctx_cl_device(ctx);
-            err = clBuildProgram(prog, 1, &device, opts, NULL, NULL);
-            if (err != CL_SUCCESS) {
-                char log[8192] = "";
-                clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
-                cr_assert_fail("build %s: %s", opts, log);
+        clperm_rng_spec def = default_spec(ctx);
+        check_users_kernel(ctx, &def);
+        uint32_t ks[NTABLES];
+        size_t nk = table_ks(0, ks);
+        for (size_t t = 0; t < NTABLES; t++) {
+            if (tables[t].k > SMALL_K) continue;
+            size_t i = (size_t)tables[t].family - 1, at = 0;
+            while (ks[at] != tables[t].k) at++;
+            for (int x = CLPERM_RNG_SCRAMBLE_NONE; x <= CLPERM_RNG_SCRAMBLE_STARSTAR; x++) {
+                clperm_rng_spec spec = {(clperm_rng_family)tables[t].family, tables[t].k, (clperm_rng_scramble)x};
+                if (spec.family == def.family && spec.k == def.k && spec.scramble == def.scramble) continue;
+                if (full || at == nk - 1 - (i + (size_t)x) % nk) check_users_kernel(ctx, &spec);
             }
-            cl_kernel kern = clCreateKernel(prog, "user_draws", &err);
-            cr_assert_eq(err, CL_SUCCESS);
-            size_t local = 64, global = 128;
-            cl_mem d = test_buffer(ctx, global * 16, NULL);
-            cl_ulong seed = 4242;
-            clSetKernelArg(kern, 0, sizeof d, &d);
-            clSetKernelArg(kern, 1, sizeof seed, &seed);
-            cr_assert_eq(clEnqueueNDRangeKernel(clperm_ctx_cl_queue(ctx), kern, 1, NULL, &global, &local, 0, NULL, NULL),
-                         CL_SUCCESS);
-            uint32_t got[128 * 4];
-            cr_assert_eq(test_read(ctx, d, sizeof got, got), 0);
-            /* The host: stream g draws 4 times; a u64 is two draws, a float one. */
-            for (uint32_t g = 0; g < global / spec.k; g++) {
-                uint32_t want[4 * 64];
-                cr_assert_eq(clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_U32, want, 4 * (uint64_t)spec.k, seed, g),
-                             CLPERM_SUCCESS);
-                for (uint32_t j = 0; j < spec.k; j++) {
-                    uint32_t *o = &got[4 * (g * spec.k + j)];
-                    cr_assert_eq(o[0], want[j], "%s family %d k %u scrambler %d: u32", test_device_label(ctx),
-                                 spec.family, spec.k, spec.scramble);
-                    cr_assert_eq(o[1], want[spec.k + j]);
-                    cr_assert_eq(o[2], want[2 * spec.k + j]);
-                    cr_assert_eq(o[3], clperm_rng_float_bits(want[3 * spec.k + j]), "float");
-                }
-            }
-            /* Resuming: load states spaced 2^20 draws apart, draw twice, save. */
-            uint32_t sw = clperm_rng_state_bits(&spec) / 32, states[2 * 128], moved[2 * 128];
-            uint64_t gens = global / spec.k;
-            cr_assert_eq(clperm_rng_states_host(&spec, seed, 5, 20, gens, states), CLPERM_SUCCESS);
-            cl_mem ds = test_buffer(ctx, gens * sw * 4, states);
-            cl_kernel resume = clCreateKernel(prog, "user_resume", &err);
-            cr_assert_eq(err, CL_SUCCESS);
-            clSetKernelArg(resume, 0, sizeof d, &d);
-            clSetKernelArg(resume, 1, sizeof ds, &ds);
-            cr_assert_eq(clEnqueueNDRangeKernel(clperm_ctx_cl_queue(ctx), resume, 1, NULL, &global, &local, 0, NULL,
-                                                NULL),
-                         CL_SUCCESS);
-            cr_assert_eq(test_read(ctx, d, global * 8, got), 0);
-            cr_assert_eq(test_read(ctx, ds, gens * sw * 4, moved), 0);
-            for (uint32_t g = 0; g < gens; g++) {
-                uint32_t want[2 * 64];
-                cr_assert_eq(clperm_rng_draw_host(&spec, states + g * sw, want, 2), CLPERM_SUCCESS);
-                for (uint32_t j = 0; j < spec.k; j++) {
-                    cr_assert_eq(got[2 * (g * spec.k + j)], want[j], "%s family %d k %u scrambler %d: resumed draw",
-                                 test_device_label(ctx), spec.family, spec.k, spec.scramble);
-                    cr_assert_eq(got[2 * (g * spec.k + j) + 1], want[spec.k + j]);
-                }
-            }
-            cr_assert_eq(memcmp(moved, states, gens * sw * 4), 0, "saved state differs from the host's");
-            clReleaseMemObject(ds);
-            clReleaseKernel(resume);
-            clReleaseMemObject(d);
-            clReleaseKernel(kern);
-            clReleaseProgram(prog);
         }
     }
 }

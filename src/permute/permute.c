@@ -31,13 +31,15 @@ static unsigned log2u(uint64_t x) {
     return k;
 }
 
-/* The program of permute.cl for items of `bytes` (and indices of index_bytes, 0: none). */
-static clperm_status pm_kernel(clperm_ctx *ctx, size_t bytes, size_t index_bytes, int naive, int trace,
+/* The program of permute.cl for items of `bytes` (and indices of index_bytes, 0: none), with
+ * `tiles` tiles per work-group in the local-tile transpose and bit-reversal. */
+static clperm_status pm_kernel(clperm_ctx *ctx, size_t bytes, size_t index_bytes, int tiles, int naive, int trace,
                                const char *name, cl_kernel *out) {
     char storage[256];
     clperm__buf options = clperm__buf_on(storage, sizeof storage);
-    clperm__buf_add(&options, "-DCLPERM_PM_ITEM=%s -DCLPERM_PM_W=%u -DCLPERM_PM_NAIVE=%d -DCLPERM_PM_TRACE=%d",
-                    clperm__perm_item_type(bytes), clperm__perm_banks(ctx, bytes), naive, trace);
+    clperm__buf_add(&options,
+                    "-DCLPERM_PM_ITEM=%s -DCLPERM_PM_W=%u -DCLPERM_PM_TILES=%d -DCLPERM_PM_NAIVE=%d -DCLPERM_PM_TRACE=%d",
+                    clperm__perm_item_type(bytes), clperm__perm_banks(ctx, bytes), tiles, naive, trace);
     if (index_bytes) clperm__buf_add(&options, " -DCLPERM_PM_INDEX=%s", index_bytes == 8 ? "ulong" : "uint");
     CLPERM_TRY(clperm__buf_status(&options));
     const char *texts[2] = {clperm__cl_permute_permute_common_h, clperm__cl_permute_permute_cl};
@@ -76,7 +78,7 @@ static clperm_status indexed_checked(clperm_ctx *ctx, const char *name, cl_mem s
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
     if (n == 0) return clperm__empty_call(ctx, num_events, events, event);
     cl_kernel k;
-    CLPERM_TRY(pm_kernel(ctx, elem_size, ib, 0, 0, name, &k));
+    CLPERM_TRY(pm_kernel(ctx, elem_size, ib, 1, 0, 0, name, &k));
     cl_ulong nn = n;
     clperm__args a = {k, 0, CL_SUCCESS};
     CLPERM__ARG(a, src);
@@ -120,22 +122,35 @@ typedef struct regular_run {
     cl_uint trace_cap;
 } regular_run;
 
+/* The work-groups of the local-tile kernel of r (transpose, or n >= 1024 items), with `tiles` 32 x
+ * 32 tiles each in the transpose and the bit-reversal (the last group's tail idle where the tile
+ * count is not a multiple); 0 when the transpose's tiles are past 32-bit numbering (2^42 items
+ * and more). */
+static uint64_t regular_groups(const regular_run *r, int tiles) {
+    if (r->kind == CLPERM_PERMUTE_TRANSPOSE) {
+        uint64_t count = ((r->rows + 31) / 32) * ((r->cols + 31) / 32), groups = (count + tiles - 1) / tiles;
+        return groups * tiles > UINT32_MAX ? 0 : groups;
+    }
+    uint64_t count = r->rows / 1024;
+    return r->kind == CLPERM_PERMUTE_BIT_REVERSAL ? (count + tiles - 1) / tiles : count;
+}
+
 
 /* Enqueues one regular permutation of src into dst (arguments already checked, n > 0), with the
  * device's kernel kind (CLPERM_PARAM_PERMUTE_KERNEL); trace builds always take the local tiles. */
 static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem src, cl_mem dst, cl_uint num_events,
                                  const cl_event *events, cl_event *event) {
     int trace = r->trace != NULL, blocked = !trace && clperm__permute_kernel(ctx) == CLPERM_PERMUTE_KERNEL_BLOCKED;
+    int tiles = blocked ? 1 : clperm__permute_tiles(ctx, r->kind, r->bytes);
     cl_kernel k;
     if (r->kind == CLPERM_PERMUTE_TRANSPOSE) {
         if ((r->rows == 1 || r->cols == 1) && !trace)
             return clEnqueueCopyBuffer(ctx->queue, src, dst, 0, 0, (size_t)(r->rows * r->cols * r->bytes), num_events,
                                        events, event);
-        uint64_t tiles_r = (r->rows + 31) / 32, tiles_c = (r->cols + 31) / 32;
-        /* Tiles are numbered in 32 bits (2^42 items and more). */
-        CLPERM_RETURN_IF(tiles_r * tiles_c > UINT32_MAX, CLPERM_ERROR_SIZE_OVERFLOW);
-        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, r->naive, trace, blocked ? "clperm_transpose_blocked" : "clperm_transpose_tiled",
-                             &k));
+        uint64_t tiles_c = (r->cols + 31) / 32, groups = regular_groups(r, tiles);
+        CLPERM_RETURN_IF(!groups, CLPERM_ERROR_SIZE_OVERFLOW);
+        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, tiles, r->naive, trace,
+                             blocked ? "clperm_transpose_blocked" : "clperm_transpose_tiled", &k));
         cl_ulong rows = r->rows, cols = r->cols;
         cl_uint tc = (cl_uint)tiles_c;
         clperm__args a = {k, 0, CL_SUCCESS};
@@ -149,7 +164,7 @@ static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem s
             CLPERM__ARG(a, r->trace_cap);
         }
         CLPERM_TRY(a.err);
-        return enqueue(ctx, k, tiles_r * tiles_c, 256, num_events, events, event);
+        return enqueue(ctx, k, groups, 256, num_events, events, event);
     }
     uint64_t n = r->rows;
     cl_uint kk = log2u(n);
@@ -157,7 +172,8 @@ static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem s
     if (n < 1024 || (blocked && !bitrev)) {
         /* One work-item per item: below one tile, and the shuffles on CPUs (both sides already
          * run in order there). */
-        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, 0, 0, bitrev ? "clperm_bit_reversal_direct" : "clperm_shuffle_direct", &k));
+        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, tiles, 0, 0, bitrev ? "clperm_bit_reversal_direct" : "clperm_shuffle_direct",
+                             &k));
         cl_uint inverse = r->kind == CLPERM_PERMUTE_UNSHUFFLE;
         clperm__args a = {k, 0, CL_SUCCESS};
         CLPERM__ARG(a, src);
@@ -171,7 +187,7 @@ static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem s
     const char *name = bitrev ? (blocked ? "clperm_bit_reversal_blocked" : "clperm_bit_reversal_tiled")
                        : r->kind == CLPERM_PERMUTE_SHUFFLE ? "clperm_shuffle_tiled"
                                                            : "clperm_unshuffle_tiled";
-    CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, r->naive, trace, name, &k));
+    CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, tiles, r->naive, trace, name, &k));
     clperm__args a = {k, 0, CL_SUCCESS};
     CLPERM__ARG(a, src);
     CLPERM__ARG(a, dst);
@@ -181,7 +197,7 @@ static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem s
         CLPERM__ARG(a, r->trace_cap);
     }
     CLPERM_TRY(a.err);
-    return enqueue(ctx, k, n / 1024, 256, num_events, events, event);
+    return enqueue(ctx, k, regular_groups(r, blocked ? 1 : tiles), 256, num_events, events, event);
 }
 
 clperm_status clperm__transpose_enqueue(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t rows, uint64_t cols,
@@ -276,19 +292,21 @@ static clperm_status regular_conflicts_checked(clperm_ctx *ctx, clperm_permute_k
     CLPERM_RETURN_IF(!clperm__perm_item_type(elem_size), CLPERM_ERROR_INVALID_TYPE);
     CLPERM_RETURN_IF(kind < CLPERM_PERMUTE_TRANSPOSE || kind > CLPERM_PERMUTE_UNSHUFFLE, CLPERM_ERROR_INVALID_ARGUMENT);
     regular_trace t = {{kind, elem_size, rows, kind == CLPERM_PERMUTE_TRANSPOSE ? cols : 1, naive != 0, NULL, 0}, 0};
-    uint64_t groups;
     if (kind == CLPERM_PERMUTE_TRANSPOSE) {
         CLPERM_RETURN_IF(rows == 0 || cols == 0 || rows > (1u << 12) || cols > (1u << 12),
                          CLPERM_ERROR_INVALID_ARGUMENT);
         t.n = rows * cols;
-        groups = ((rows + 31) / 32) * ((cols + 31) / 32);
     } else {
         /* The tiled kernels only: the direct ones for n < 1024 use no local memory. */
         CLPERM_RETURN_IF(!is_pow2(rows) || rows < 1024 || rows > (1u << 22), CLPERM_ERROR_INVALID_ARGUMENT);
         t.n = rows;
-        groups = rows / 1024;
     }
-    return clperm__perm_trace_run(ctx, groups * 256, 16, clperm__perm_banks(ctx, elem_size), groups,
+    /* As run_regular launches it: the context's tiles per work-group, 8 accesses per tile and
+     * work-item (the shuffles: one block of 1024, 8 as well). */
+    int tiles = clperm__permute_tiles(ctx, kind, elem_size);
+    uint64_t groups = regular_groups(&t.run, tiles);
+    uint32_t cap = kind == CLPERM_PERMUTE_TRANSPOSE || kind == CLPERM_PERMUTE_BIT_REVERSAL ? 8u * (uint32_t)tiles : 8u;
+    return clperm__perm_trace_run(ctx, groups * 256, cap, clperm__perm_banks(ctx, elem_size), groups,
                                   (size_t)(t.n * elem_size), regular_trace_fn, &t, out);
 }
 
