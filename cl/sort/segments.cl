@@ -58,9 +58,7 @@ clperm_seg_classify(const __global seg_offset *offsets, ulong count, ulong n, ui
 }
 
 /* The lists: each class's segments, classes 1 .. tile_classes + 2 one after another, two u64
- * per segment (first key, length), in no particular order within a class, from entry
- * SEG_LIST_FIRST of `list` (the buffer that holds hdr). */
-#define SEG_LIST_FIRST ((2 + 2 * SEG_CLASSES + 4) * 4 / 16 + ((2 + 2 * SEG_CLASSES + 4) * 4 % 16 != 0))
+ * per segment (first key, length), in no particular order within a class. */
 __kernel __attribute__((reqd_work_group_size(CLPERM_WG_SIZE, 1, 1))) void
 clperm_seg_fill(const __global seg_offset *offsets, ulong count, uint tile_classes, ulong huge, __global uint *hdr,
                 __global ulong *list) {
@@ -69,7 +67,7 @@ clperm_seg_fill(const __global seg_offset *offsets, ulong count, uint tile_class
     ulong a = offsets[i], len = offsets[i + 1] - a;
     uint c = seg_class(len, tile_classes, huge);
     if (c == 0) return;
-    ulong at = SEG_LIST_FIRST;
+    ulong at = 0;
     for (uint k = 1; k < c; k++) at += hdr[2 + k];
     at += atomic_inc(&hdr[2 + SEG_CLASSES + c]);
     list[2 * at] = a;

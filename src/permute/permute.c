@@ -141,7 +141,7 @@ static uint64_t regular_groups(const regular_run *r, int tiles) {
 static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem src, cl_mem dst, cl_uint num_events,
                                  const cl_event *events, cl_event *event) {
     int trace = r->trace != NULL, blocked = !trace && clperm__permute_kernel(ctx) == CLPERM_PERMUTE_KERNEL_BLOCKED;
-    int tiles = blocked ? 1 : clperm__permute_tiles(ctx, r->bytes);
+    int tiles = blocked ? 1 : clperm__permute_tiles(ctx, r->kind, r->bytes);
     cl_kernel k;
     if (r->kind == CLPERM_PERMUTE_TRANSPOSE) {
         if ((r->rows == 1 || r->cols == 1) && !trace)
@@ -303,7 +303,7 @@ static clperm_status regular_conflicts_checked(clperm_ctx *ctx, clperm_permute_k
     }
     /* As run_regular launches it: the context's tiles per work-group, 8 accesses per tile and
      * work-item (the shuffles: one block of 1024, 8 as well). */
-    int tiles = clperm__permute_tiles(ctx, elem_size);
+    int tiles = clperm__permute_tiles(ctx, kind, elem_size);
     uint64_t groups = regular_groups(&t.run, tiles);
     uint32_t cap = kind == CLPERM_PERMUTE_TRANSPOSE || kind == CLPERM_PERMUTE_BIT_REVERSAL ? 8u * (uint32_t)tiles : 8u;
     return clperm__perm_trace_run(ctx, groups * 256, cap, clperm__perm_banks(ctx, elem_size), groups,

@@ -163,6 +163,7 @@ void clperm_ctx_free(clperm_ctx *ctx) {
     clperm__scratch_release(&ctx->sort_hist);
     clperm__scratch_release(&ctx->sort_bins);
     clperm__scratch_release(&ctx->sort_counts);
+    clperm__scratch_release(&ctx->sort_seg_hdr);
     clperm__scratch_release(&ctx->sort_segs);
     clReleaseCommandQueue(ctx->queue);
     clReleaseDevice(ctx->device);

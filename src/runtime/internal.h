@@ -91,8 +91,10 @@ typedef struct clperm__tuning {
     int sort_digit_bits;      /* bits per digit */
     int permute_kernel;       /* clperm_permute_kernel of the regular offline permutations */
     int perm_fusion;          /* the scheduled permutation's passes: 1 five, 2 three */
-    int perm_tiles_4;         /* local-tile transpose and bit-reversal: tiles per work-group, */
-    int perm_tiles_8;         /* 4- and 8-byte items (CLPERM_PARAM_PERMUTE_TILES) */
+    int perm_tiles_4;         /* local-tile transpose: tiles per work-group, 4- and 8-byte */
+    int perm_tiles_8;         /* items (CLPERM_PARAM_PERMUTE_TILES) */
+    int perm_rev_tiles_4;     /* the same for the local-tile bit-reversal; 0: as the transpose */
+    int perm_rev_tiles_8;
 } clperm__tuning;
 
 /* ---- decoupled look-back state (lookback.c, cl/common/lookback.h) ---- */
@@ -143,7 +145,8 @@ struct clperm_ctx {
     clperm__scratch sort_hist;    /* digit counts of every pass, u32 pairs; zero between sorts */
     clperm__scratch sort_bins;    /* the scanned counts: where each digit starts */
     clperm__scratch sort_counts;  /* reduce-then-scan: counts per tile and digit */
-    clperm__scratch sort_segs;    /* segmented sort: flags, class counts and lists */
+    clperm__scratch sort_seg_hdr; /* segmented sort: flags and class counts (segments.cl) */
+    clperm__scratch sort_segs;    /* segmented sort: the lists of segments by class */
     uint32_t sort_tile_base;
     uint32_t sort_epoch;
     int sort_hist_dirty; /* 1 when sort_hist may hold counts (a sort stopped between its kernels) */
@@ -196,7 +199,7 @@ int clperm__rng_kernel(const clperm_ctx *ctx);
 int clperm__permute_kernel(const clperm_ctx *ctx);
 /* Tiles per work-group of the local-tile transpose and bit-reversal for items of `bytes`: the
  * caller's CLPERM_PARAM_PERMUTE_TILES, else the table's, halved until they fit in local memory. */
-int clperm__permute_tiles(const clperm_ctx *ctx, size_t bytes);
+int clperm__permute_tiles(const clperm_ctx *ctx, clperm_permute_kind kind, size_t bytes);
 /* The tile sorts' widest tile (CLPERM_PARAM_SORT_WIDTH, else the device's banks, at most 64). */
 int clperm__sort_width(const clperm_ctx *ctx);
 /* The device-wide sort's parameters (CLPERM_PARAM_SORT_ALGORITHM .. _ITEMS) as a sort of u32
@@ -258,6 +261,14 @@ int clperm__diskcache_default_dir(char *dir, size_t cap);
 void clperm__release_after(clperm_ctx *ctx, cl_event done, cl_mem a, cl_mem b);
 
 /* ---- scratch and argument checks ---- */
+/* A read-write device buffer of `bytes` for the library's own use, zeroed when `zero`: from host
+ * memory at creation (CL_MEM_COPY_HOST_PTR), not by a command, so that nothing waits for the
+ * queue. On Oclgrind every such buffer is created from host zeros: its checker of uninitialised
+ * values (21.10) keeps the state of a released buffer for the next buffer created in its place,
+ * and takes a kernel's writes past the released buffer's size for uninitialised when read back;
+ * a host copy at creation gives the new buffer a state of its own, whole. NULL and *err on
+ * failure. */
+cl_mem clperm__buffer_create(clperm_ctx *ctx, size_t bytes, int zero, cl_int *err);
 clperm_status clperm__scratch_reserve(clperm_ctx *ctx, clperm__scratch *s, size_t bytes, int zero,
                                       int *grown);
 void clperm__scratch_release(clperm__scratch *s);

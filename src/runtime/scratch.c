@@ -5,6 +5,20 @@
 
 #include "internal.h"
 
+cl_mem clperm__buffer_create(clperm_ctx *ctx, size_t bytes, int zero, cl_int *err) {
+    void *zeros = NULL;
+    if (zero || ctx->profile.vendor == CLPERM_VENDOR_OCLGRIND) {
+        zeros = calloc(1, bytes ? bytes : 1);
+        if (!zeros) {
+            *err = CLPERM_ERROR_OUT_OF_HOST_MEMORY;
+            return NULL;
+        }
+    }
+    cl_mem mem = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | (zeros ? CL_MEM_COPY_HOST_PTR : 0), bytes, zeros, err);
+    free(zeros);
+    return mem;
+}
+
 clperm_status clperm__scratch_reserve(clperm_ctx *ctx, clperm__scratch *s, size_t bytes, int zero,
                                       int *grown) {
     if (grown) *grown = 0;
@@ -14,18 +28,8 @@ clperm_status clperm__scratch_reserve(clperm_ctx *ctx, clperm__scratch *s, size_
     if (want < 256) want = 256;
     if (want > ctx->profile.max_alloc_bytes && bytes <= ctx->profile.max_alloc_bytes)
         want = bytes;
-    /* Zeroed at creation from host memory (CL_MEM_COPY_HOST_PTR), not by a command: nothing in
-     * an operation waits for the queue, whose earlier commands may wait on events the caller
-     * completes only after this call returns (a user event, another queue). Checkers such as
-     * Oclgrind also take host-copied memory as initialised. */
-    void *zeros = NULL;
-    if (zero) {
-        zeros = calloc(1, want);
-        CLPERM_RETURN_IF(!zeros, CLPERM_ERROR_OUT_OF_HOST_MEMORY);
-    }
     cl_int err;
-    cl_mem mem = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | (zero ? CL_MEM_COPY_HOST_PTR : 0), want, zeros, &err);
-    free(zeros);
+    cl_mem mem = clperm__buffer_create(ctx, want, zero, &err);
     if (!mem) return err;
     if (s->mem) clReleaseMemObject(s->mem);
     ctx->counters[CLPERM_COUNTER_SCRATCH_BYTES] += want - s->bytes;

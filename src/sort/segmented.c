@@ -10,9 +10,7 @@
 
 #define SEG_CLASSES 32 /* cl/sort/segments.cl */
 #define HDR_WORDS (2 + 2 * SEG_CLASSES + 4)
-/* The lists follow the header in the same buffer, from entry LIST_FIRST (16 bytes each). */
-#define LIST_FIRST ((HDR_WORDS * 4 + 15) / 16)
-#define HDR_BYTES (LIST_FIRST * 16)
+#define HDR_BYTES (HDR_WORDS * 4)
 /* Segments longer than this take the device-wide sort, one after another. */
 #define SEG_HUGE (UINT64_C(1) << 20)
 
@@ -40,15 +38,17 @@ static clperm_status enqueue(clperm_ctx *ctx, cl_kernel k, uint64_t items, size_
 }
 
 /* Checks and classifies the segments: on return hdr holds the device's findings. Waits for the
- * caller's events. */
+ * caller's events. The header has a buffer of its own, apart from the lists, which the host
+ * writes whole: after a host write of a buffer's first bytes Oclgrind (21.10) knows of those bytes
+ * only, and reads a kernel's writes past them back as uninitialised. */
 static clperm_status classify(clperm_ctx *ctx, const seg_plan *sp, const clperm_segments *segs, uint64_t n,
                               cl_uint num_events, const cl_event *events, cl_uint *hdr) {
     cl_kernel k;
     CLPERM_TRY(seg_kernel(ctx, sp, "clperm_seg_classify", &k));
     /* Not blocking: the zeros are static, alive until the write is done. */
     static const cl_uint zeros[HDR_BYTES / 4];
-    CLPERM_TRY(clEnqueueWriteBuffer(ctx->queue, ctx->sort_segs.mem, CL_FALSE, 0, HDR_BYTES, zeros, num_events, events,
-                                    NULL));
+    CLPERM_TRY(clEnqueueWriteBuffer(ctx->queue, ctx->sort_seg_hdr.mem, CL_FALSE, 0, HDR_BYTES, zeros, num_events,
+                                    events, NULL));
     clperm__args a = {k, 0, CL_SUCCESS};
     cl_ulong count = segs->count, nn = n, huge = sp->huge;
     cl_uint tc = sp->tile_classes;
@@ -57,10 +57,10 @@ static clperm_status classify(clperm_ctx *ctx, const seg_plan *sp, const clperm_
     CLPERM__ARG(a, nn);
     CLPERM__ARG(a, tc);
     CLPERM__ARG(a, huge);
-    CLPERM__ARG(a, ctx->sort_segs.mem);
+    CLPERM__ARG(a, ctx->sort_seg_hdr.mem);
     CLPERM_TRY(a.err);
     CLPERM_TRY(enqueue(ctx, k, segs->count, sp->wg));
-    return clEnqueueReadBuffer(ctx->queue, ctx->sort_segs.mem, CL_TRUE, 0, HDR_BYTES, hdr, 0, NULL, NULL);
+    return clEnqueueReadBuffer(ctx->queue, ctx->sort_seg_hdr.mem, CL_TRUE, 0, HDR_BYTES, hdr, 0, NULL, NULL);
 }
 
 static clperm_status fill_lists(clperm_ctx *ctx, const seg_plan *sp, const clperm_segments *segs) {
@@ -73,7 +73,7 @@ static clperm_status fill_lists(clperm_ctx *ctx, const seg_plan *sp, const clper
     CLPERM__ARG(a, count);
     CLPERM__ARG(a, tc);
     CLPERM__ARG(a, huge);
-    CLPERM__ARG(a, ctx->sort_segs.mem);
+    CLPERM__ARG(a, ctx->sort_seg_hdr.mem);
     CLPERM__ARG(a, ctx->sort_segs.mem);
     CLPERM_TRY(a.err);
     return enqueue(ctx, k, segs->count, sp->wg);
@@ -152,8 +152,9 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
     sp.huge = SEG_HUGE;
     sp.wg = 256 <= ctx->profile.max_work_group_size ? 256 : ctx->profile.max_work_group_size;
     snprintf(sp.options, sizeof sp.options, "-DCLPERM_SEG_OFFSET64=%d", segs->offset_type == CLPERM_TYPE_U64);
-    CLPERM_RETURN_IF(segs->count > (SIZE_MAX - HDR_BYTES) / 16, CLPERM_ERROR_SIZE_OVERFLOW);
-    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->sort_segs, HDR_BYTES + (size_t)segs->count * 16, 0, NULL));
+    CLPERM_RETURN_IF(segs->count > SIZE_MAX / 16, CLPERM_ERROR_SIZE_OVERFLOW);
+    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->sort_seg_hdr, HDR_BYTES, 0, NULL));
+    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->sort_segs, (size_t)segs->count * 16, 0, NULL));
     cl_uint hdr[HDR_WORDS];
     CLPERM_TRY(classify(ctx, &sp, segs, job.n, num_events, events, hdr));
     CLPERM_RETURN_IF(hdr[0], CLPERM_ERROR_INVALID_ARGUMENT);
@@ -175,7 +176,7 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
     if (listed == 0) return clperm__empty_call(ctx, 0, NULL, event);
     cl_mem list = ctx->sort_segs.mem;
     clperm_status st = fill_lists(ctx, &sp, segs);
-    uint64_t first = LIST_FIRST;
+    uint64_t first = 0;
     for (unsigned c = 1; st == CLPERM_SUCCESS && c <= sp.tile_classes; first += hdr[2 + c], c++)
         if (hdr[2 + c])
             st = clperm__tile_sort_list(ctx, job.key_type, job.keys, job.values, job.value_bytes, list, first,
@@ -183,7 +184,7 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
     cl_mem own_keys = NULL, own_values = NULL;
     if (st == CLPERM_SUCCESS && (medium || huge)) st = clperm__sort_temps(ctx, &job, job.n, &own_keys, &own_values);
     uint64_t temp_bytes = ctx->counters[CLPERM_COUNTER_TEMP_BYTES];
-    uint64_t first_medium = LIST_FIRST + listed - medium - huge;
+    uint64_t first_medium = listed - medium - huge;
     if (st == CLPERM_SUCCESS && medium) st = sort_listed(ctx, &job, list, first_medium, medium);
     if (st == CLPERM_SUCCESS && huge) st = sort_huge(ctx, &job, list, first_medium + medium, huge);
     if (st == CLPERM_SUCCESS) st = clperm__empty_call(ctx, 0, NULL, event);

@@ -48,13 +48,13 @@ clperm_status clperm__sort_temps(clperm_ctx *ctx, clperm__radix_job *job, uint64
     cl_int err = CL_SUCCESS;
     *own_keys = *own_values = NULL;
     if (!job->temp_keys) {
-        *own_keys = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)n * ks, NULL, &err);
+        *own_keys = clperm__buffer_create(ctx, (size_t)n * ks, 0, &err);
         CLPERM_TRY(err);
         job->temp_keys = *own_keys;
         ctx->counters[CLPERM_COUNTER_TEMP_BYTES] += n * ks;
     }
     if (vs && !job->temp_values) {
-        *own_values = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)n * vs, NULL, &err);
+        *own_values = clperm__buffer_create(ctx, (size_t)n * vs, 0, &err);
         CLPERM_TRY(err);
         job->temp_values = *own_values;
         ctx->counters[CLPERM_COUNTER_TEMP_BYTES] += n * vs;
