@@ -81,8 +81,8 @@ typedef struct clperm__tuning {
     int rng_kernel;           /* clperm_kernel_kind of the generator fills */
     int sort_kernel;          /* clperm_kernel_kind of the device-wide sort */
     /* Its work-group kernels' tile, work-items x keys per work-item, by class of job: 32- or
-     * 64-bit keys, alone or with values. A class with values whose fields are 0 takes the tile of
-     * its keys alone. */
+     * 64-bit keys, alone or with values. A field of a class with values left at 0 takes the
+     * same field of its keys alone. */
     int sort_wg_size, sort_items_32;
     int sort_wg_size_32v, sort_items_32v;
     int sort_wg_size_64, sort_items_64;

@@ -30,7 +30,8 @@ static void tile_shape(const clperm_ctx *ctx, size_t ks, size_t vs, size_t *wg, 
     const clperm__tuning *t = &ctx->tuning;
     int w = ks == 8 ? t->sort_wg_size_64 : t->sort_wg_size, k = ks == 8 ? t->sort_items_64 : t->sort_items_32;
     int wv = ks == 8 ? t->sort_wg_size_64v : t->sort_wg_size_32v, kv = ks == 8 ? t->sort_items_64v : t->sort_items_32v;
-    if (vs && wv && kv) w = wv, k = kv;
+    if (vs && wv) w = wv;
+    if (vs && kv) k = kv;
     if (ctx->params[CLPERM_PARAM_SORT_WG_SIZE]) w = ctx->params[CLPERM_PARAM_SORT_WG_SIZE];
     if (ctx->params[CLPERM_PARAM_SORT_ITEMS]) k = ctx->params[CLPERM_PARAM_SORT_ITEMS];
     *wg = (size_t)w;
