@@ -230,8 +230,10 @@ typedef enum clperm_shuffle_fusion {
 /* Kernel kinds of the regular offline permutations, the values of CLPERM_PARAM_PERMUTE_KERNEL. */
 typedef enum clperm_permute_kernel {
     CLPERM_PERMUTE_KERNEL_LOCAL = 1,  /* 32 x 32 tiles through local memory, conflict-free (GPUs) */
-    CLPERM_PERMUTE_KERNEL_BLOCKED = 2 /* the same tiles straight from src to dst (CPUs); the
-                                         shuffles one work-item per item                        */
+    CLPERM_PERMUTE_KERNEL_BLOCKED = 2, /* the same tiles straight from src to dst, a work-item an
+                                          item; the shuffles one work-item per item            */
+    CLPERM_PERMUTE_KERNEL_SERIAL = 3   /* one work-item moves a run of tiles through a private
+                                          buffer, whole runs at a time (CPUs)                   */
 } clperm_permute_kernel;
 
 /* Names of the enums of this header, for messages and command lines: "work-group", "serial";
@@ -295,7 +297,8 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
  *   PERMUTE_KERNEL   the regular offline permutations (transpose, bit-reversal, perfect shuffle):
  *                    a clperm_permute_kernel (local tiles in the diagonal arrangement, GPUs;
  *                    blocked, each work-group's tile straight from src to dst through the
- *                    caches, CPUs). Both give the same items.
+ *                    caches; serial, work-items of one moving runs of tiles, CPUs). All give
+ *                    the same items.
  *   PERMUTE_TILES    the local-tile transpose and bit-reversal: 32 x 32 tiles per work-group
  *                    (1, 2 or 4), all loaded before the group's one barrier (more bytes in
  *                    flight per work-group). Auto: the device's table by item size (4- or
@@ -325,7 +328,7 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
     X(SORT_DIGIT_BITS, 18, 1, 8, 0, "sort_digit_bits")                                             \
     X(SORT_WG_SIZE, 19, 32, 1024, CLPERM_PARAM_WG, "sort_wg_size")                                \
     X(SORT_ITEMS, 20, 1, 65536, 0, "sort_items")                                                   \
-    X(PERMUTE_KERNEL, 21, 1, 2, 0, "permute_kernel")                                               \
+    X(PERMUTE_KERNEL, 21, 1, 3, 0, "permute_kernel")                                               \
     X(PERMUTE_TILES, 22, 1, 4, CLPERM_PARAM_POW2, "permute_tiles")
 
 typedef enum clperm_param {

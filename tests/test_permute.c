@@ -228,13 +228,36 @@ static void regular_cases(clperm_ctx *ctx, uint64_t seed, int all, const char *c
     }
 }
 
-/* Both kernel kinds on every device: local tiles (1, 2 and 4 tiles per work-group), and blocked
- * straight from src to dst. The shapes give tile counts that are not multiples of 2 or 4, and
- * 2^10 and 2^11 items fewer bit-reversal tiles than a group takes. */
+#ifndef CLPERM_TEST_SMALL
+/* The serial bit-reversal takes its tiles in another order from 2^20 items on (10 bits of tile
+ * number and more): 2^20 and 2^21 items of every size against the host. */
+static void bit_reversal_large(clperm_ctx *ctx, uint64_t seed, const char *config) {
+    for (size_t e = 0; e < 3; e++)
+        for (unsigned k = 20; k <= 21; k++) {
+            size_t es = sizes_es[e];
+            uint64_t n = UINT64_C(1) << k;
+            unsigned char *src = xmalloc(n * es), *want = xmalloc(n * es);
+            test_fill_random(src, n * es, seed + k);
+            cl_mem ds = device_copy(ctx, src, n * es), dd = device_copy(ctx, NULL, n * es);
+            cr_assert_eq(clperm_permute_bit_reversal_host(src, want, n, es), CLPERM_SUCCESS);
+            cr_assert_eq(clperm_permute_bit_reversal(ctx, ds, dd, n, es, 0, NULL, NULL), CLPERM_SUCCESS);
+            char what[160];
+            snprintf(what, sizeof what, "%s: bit-reversal", config);
+            check_bytes(ctx, dd, want, n * es, what, es, n);
+            clReleaseMemObject(ds), clReleaseMemObject(dd);
+            free(src), free(want);
+        }
+}
+#endif
+
+/* Every kernel kind on every device: local tiles (1, 2 and 4 tiles per work-group), blocked
+ * straight from src to dst, and serial runs of tiles. The shapes give tile counts that are not
+ * multiples of 2 or 4 (nor of a serial work-item's run), and 2^10 and 2^11 items fewer
+ * bit-reversal tiles than a group takes. */
 Test(permute, regular_equals_host) {
     uint64_t seed = test_seed();
     TEST_EACH_DEVICE(ctx) {
-        for (int kernel = 1; kernel <= 2; kernel++) {
+        for (int kernel = 1; kernel <= 3; kernel++) {
             cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_KERNEL, kernel), CLPERM_SUCCESS);
             int got = 0;
             cr_assert_eq(clperm_ctx_get_param(ctx, CLPERM_PARAM_PERMUTE_KERNEL, &got), CLPERM_SUCCESS);
@@ -245,6 +268,9 @@ Test(permute, regular_equals_host) {
                 set_tiles(ctx, tiles_per_group[t]);
                 regular_cases(ctx, seed, t == 0, config);
             }
+#ifndef CLPERM_TEST_SMALL
+            if (kernel == CLPERM_PERMUTE_KERNEL_SERIAL) bit_reversal_large(ctx, seed, "kernel 3");
+#endif
             cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_TILES, 0), CLPERM_SUCCESS);
         }
     }

@@ -245,3 +245,203 @@ __kernel PM_ATTRS void clperm_bit_reversal_blocked(__global const pm_item *src, 
     for (uint r = wrow; r < PM_TW; r += PM_WG_ROWS)
         dst[((ulong)r << (k - 5)) | (rmid << 5) | lane] = src[hi | (mid << 5) | pm_rev5(r)];
 }
+
+/* The serial kernels (kernel choice CLPERM_PARAM_PERMUTE_KERNEL 3, built with CLPERM_PM_SERIAL 1
+ * and CLPERM_PM_BYTES, the item's size), for CPUs, where a work-group is a task of one core and
+ * barriers and per-work-item index arithmetic cost more than the moves: work-groups of one
+ * work-item, each moving `per` consecutive 32 x 32 tiles (or 1024-item blocks of the perfect
+ * shuffle) in plain loops. A tile goes through two private buffers: its 32 source runs are copied
+ * whole into rows of the first, which is transposed into the second in blocks held in vector
+ * registers, whose rows are written whole to the 32 output runs.
+ * - Whole runs: the runs of one tile lie a power of two apart in the transpose of a square matrix
+ *   and in the bit-reversal, so they share a few cache sets, and a tile moved item by item
+ *   between them would evict its own lines before it had used them.
+ * - Transposes in registers keep the compiler from moving columns with vector scatters, which
+ *   some CPUs run item by item.
+ * - Output runs are written with non-temporal stores of 32 bytes (16 for 16-byte items) where the
+ *   compiler has them and the run is aligned: every output line is written whole, and a store
+ *   that reads its line first (as plain stores do) doubles the output's traffic and holds the
+ *   store queue while it waits; with the runs scattered over 32 places, that wait is the bound. */
+#if CLPERM_PM_SERIAL
+#ifndef CLPERM_PM_BYTES
+#error "CLPERM_PM_BYTES must be defined with CLPERM_PM_SERIAL"
+#endif
+
+/* pm_vec: 32 bytes of items (16 for 16-byte items), PM_VN items; PM_VW x PM_VW blocks are
+ * transposed in registers (1: item by item). */
+#if CLPERM_PM_BYTES == 4
+#define PM_VN 8
+#define PM_VW 8
+typedef uint8 pm_vec;
+typedef uint8 pm_mask;
+#define PM_VLOAD(p) vload8(0, p)
+#define PM_VSTORE(v, p) vstore8(v, 0, p)
+#elif CLPERM_PM_BYTES == 8
+#define PM_VN 4
+#define PM_VW 4
+typedef ulong4 pm_vec;
+typedef ulong4 pm_mask;
+#define PM_VLOAD(p) vload4(0, p)
+#define PM_VSTORE(v, p) vstore4(v, 0, p)
+#else
+#define PM_VN 1
+#define PM_VW 1
+typedef pm_item pm_vec;
+#define PM_VLOAD(p) (*(p))
+#define PM_VSTORE(v, p) (*(p) = (v))
+#endif
+
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define PM_HAS_STREAM 1
+#endif
+#endif
+
+/* d[0 .. 32) = b[0 .. 32): non-temporal where it can be (above). */
+inline void pm_run_out(__global pm_item *d, const pm_item *b) {
+#ifdef PM_HAS_STREAM
+    if (((size_t)d & (sizeof(pm_vec) - 1)) == 0) {
+        for (uint i = 0; i < PM_TW; i += PM_VN) __builtin_nontemporal_store(PM_VLOAD(b + i), (__global pm_vec *)(d + i));
+        return;
+    }
+#endif
+    for (uint i = 0; i < PM_TW; i++) d[i] = b[i];
+}
+
+/* Row r of the source tile, read whole from s: into row r of a, or, for items of 16 bytes, which
+ * need no transpose in registers (and two 16 KiB buffers would crowd the cache), straight into
+ * column r of b. */
+inline void pm_tile_row_in(pm_item *a, pm_item *b, uint r, __global const pm_item *s) {
+#if PM_VW == 1
+    for (uint c = 0; c < PM_TW; c++) b[c * PM_TW + r] = s[c];
+#else
+    for (uint c = 0; c < PM_TW; c++) a[r * PM_TW + c] = s[c];
+#endif
+}
+
+/* b = the transpose of a, both 32 x 32 row-major, VW x VW blocks at a time: stages of distance
+ * d = VW/2 .. 1, in which rows i and i + d exchange their blocks of d items; after the last, row i
+ * holds column i. Items of 16 bytes are already in b. */
+#define PM_X(lo, hi, x, y)                                                                         \
+    do {                                                                                           \
+        pm_vec t_ = shuffle2(x, y, lo);                                                            \
+        y = shuffle2(x, y, hi);                                                                    \
+        x = t_;                                                                                    \
+    } while (0)
+inline void pm_tile_transpose(const pm_item *a, pm_item *b) {
+#if PM_VW > 1
+    for (uint br = 0; br < PM_TW; br += PM_VW)
+        for (uint bc = 0; bc < PM_TW; bc += PM_VW) {
+            const pm_item *s = a + br * PM_TW + bc;
+            pm_item *d = b + bc * PM_TW + br;
+#if PM_VW == 8
+            const pm_mask lo4 = (pm_mask)(0, 1, 2, 3, 8, 9, 10, 11), hi4 = (pm_mask)(4, 5, 6, 7, 12, 13, 14, 15);
+            const pm_mask lo2 = (pm_mask)(0, 1, 8, 9, 4, 5, 12, 13), hi2 = (pm_mask)(2, 3, 10, 11, 6, 7, 14, 15);
+            const pm_mask lo1 = (pm_mask)(0, 8, 2, 10, 4, 12, 6, 14), hi1 = (pm_mask)(1, 9, 3, 11, 5, 13, 7, 15);
+            pm_vec v0 = PM_VLOAD(s), v1 = PM_VLOAD(s + PM_TW), v2 = PM_VLOAD(s + 2 * PM_TW), v3 = PM_VLOAD(s + 3 * PM_TW),
+                   v4 = PM_VLOAD(s + 4 * PM_TW), v5 = PM_VLOAD(s + 5 * PM_TW), v6 = PM_VLOAD(s + 6 * PM_TW),
+                   v7 = PM_VLOAD(s + 7 * PM_TW);
+            PM_X(lo4, hi4, v0, v4);
+            PM_X(lo4, hi4, v1, v5);
+            PM_X(lo4, hi4, v2, v6);
+            PM_X(lo4, hi4, v3, v7);
+            PM_X(lo2, hi2, v0, v2);
+            PM_X(lo2, hi2, v1, v3);
+            PM_X(lo2, hi2, v4, v6);
+            PM_X(lo2, hi2, v5, v7);
+            PM_X(lo1, hi1, v0, v1);
+            PM_X(lo1, hi1, v2, v3);
+            PM_X(lo1, hi1, v4, v5);
+            PM_X(lo1, hi1, v6, v7);
+            PM_VSTORE(v0, d);
+            PM_VSTORE(v1, d + PM_TW);
+            PM_VSTORE(v2, d + 2 * PM_TW);
+            PM_VSTORE(v3, d + 3 * PM_TW);
+            PM_VSTORE(v4, d + 4 * PM_TW);
+            PM_VSTORE(v5, d + 5 * PM_TW);
+            PM_VSTORE(v6, d + 6 * PM_TW);
+            PM_VSTORE(v7, d + 7 * PM_TW);
+#else
+            const pm_mask lo2 = (pm_mask)(0, 1, 4, 5), hi2 = (pm_mask)(2, 3, 6, 7);
+            const pm_mask lo1 = (pm_mask)(0, 4, 2, 6), hi1 = (pm_mask)(1, 5, 3, 7);
+            pm_vec v0 = PM_VLOAD(s), v1 = PM_VLOAD(s + PM_TW), v2 = PM_VLOAD(s + 2 * PM_TW), v3 = PM_VLOAD(s + 3 * PM_TW);
+            PM_X(lo2, hi2, v0, v2);
+            PM_X(lo2, hi2, v1, v3);
+            PM_X(lo1, hi1, v0, v1);
+            PM_X(lo1, hi1, v2, v3);
+            PM_VSTORE(v0, d);
+            PM_VSTORE(v1, d + PM_TW);
+            PM_VSTORE(v2, d + 2 * PM_TW);
+            PM_VSTORE(v3, d + 3 * PM_TW);
+#endif
+        }
+#endif
+}
+#undef PM_X
+
+#if PM_VW == 1
+#define PM_BUFFERS pm_item b[PM_TILE], *a = b
+#else
+#define PM_BUFFERS pm_item a[PM_TILE], b[PM_TILE]
+#endif
+
+__kernel void clperm_transpose_serial(__global const pm_item *src, __global pm_item *dst, ulong rows, ulong cols,
+                                      uint tiles_c, ulong tiles, uint per) {
+    PM_BUFFERS;
+    const ulong t0 = get_global_id(0) * per, t1 = min(t0 + per, tiles);
+    for (ulong t = t0; t < t1; t++) {
+        const ulong tr = t / tiles_c, r0 = tr * PM_TW, c0 = (t - tr * tiles_c) * PM_TW;
+        const uint nr = (uint)min((ulong)PM_TW, rows - r0), nc = (uint)min((ulong)PM_TW, cols - c0);
+        if (nr == PM_TW && nc == PM_TW) {
+            for (uint r = 0; r < PM_TW; r++) pm_tile_row_in(a, b, r, src + (r0 + r) * cols + c0);
+            pm_tile_transpose(a, b);
+            for (uint c = 0; c < PM_TW; c++) pm_run_out(dst + (c0 + c) * rows + r0, b + c * PM_TW);
+        } else {
+            /* An edge tile, item by item. */
+            for (uint r = 0; r < nr; r++)
+                for (uint c = 0; c < nc; c++) dst[(c0 + c) * rows + r0 + r] = src[(r0 + r) * cols + c0 + c];
+        }
+    }
+    mem_fence(CLK_GLOBAL_MEM_FENCE); /* the non-temporal stores done before the kernel is */
+}
+
+/* Tile mid as in clperm_bit_reversal_tiled: source run hi (32 items at hi * 2^(k-5) + mid * 32)
+ * goes to row rev5(hi) of the first buffer, so that row lo of its transpose is the output run at
+ * rev5(lo) * 2^(k-5) + rev(mid) * 32.
+ * The tiles are taken in an order that keeps the pages touched few: with m = k - 10 >= 10 bits of
+ * mid, step j = (middle bits, top 5 bits, low 5 bits) of mid. The low 5 bits vary fastest, so 32
+ * tiles in a row read the same 32 source pages (32 runs a page), while their outputs go to 32 x
+ * 32 pages that the next 31 top values write again (the output run's page depends on mid's low
+ * bits only). In mid's own order every tile would write 32 pages not written for 512 tiles, more
+ * than the address translation caches hold. */
+__kernel void clperm_bit_reversal_serial(__global const pm_item *src, __global pm_item *dst, uint k, uint per) {
+    PM_BUFFERS;
+    const uint m = k - 10;
+    const ulong mids = (ulong)1 << m, j0 = get_global_id(0) * per, j1 = min(j0 + per, mids);
+    for (ulong j = j0; j < j1; j++) {
+        const ulong mid = m < 10 ? j : ((j >> 5 & 31) << (m - 5)) | (j >> 10 << 5) | (j & 31);
+        for (uint hi = 0; hi < PM_TW; hi++) pm_tile_row_in(a, b, pm_rev5(hi), src + ((ulong)hi << (k - 5)) + (mid << 5));
+        pm_tile_transpose(a, b);
+        const ulong rmid = pm_rev(mid, k - 10);
+        for (uint lo = 0; lo < PM_TW; lo++) pm_run_out(dst + ((ulong)pm_rev5(lo) << (k - 5)) + (rmid << 5), b + lo * PM_TW);
+    }
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+}
+
+/* Blocks b of 1024 output items, `per` a work-item: dst[2x + h] = src[h * 2^(k-1) + x] for the
+ * 512 x of each block (inverse 0), or the inverse, dst[h * 2^(k-1) + x] = src[2x + h]. */
+__kernel void clperm_shuffle_serial(__global const pm_item *src, __global pm_item *dst, uint k, uint inverse,
+                                    uint per) {
+    const ulong hn = (ulong)1 << (k - 1), x0 = get_global_id(0) * per * 512, x1 = min(x0 + (ulong)per * 512, hn);
+    if (inverse)
+        for (ulong x = x0; x < x1; x++) {
+            dst[x] = src[2 * x];
+            dst[hn + x] = src[2 * x + 1];
+        }
+    else
+        for (ulong x = x0; x < x1; x++) {
+            dst[2 * x] = src[x];
+            dst[2 * x + 1] = src[hn + x];
+        }
+}
+#endif

@@ -40,6 +40,8 @@ static clperm_status pm_kernel(clperm_ctx *ctx, size_t bytes, size_t index_bytes
     clperm__buf_add(&options,
                     "-DCLPERM_PM_ITEM=%s -DCLPERM_PM_W=%u -DCLPERM_PM_TILES=%d -DCLPERM_PM_NAIVE=%d -DCLPERM_PM_TRACE=%d",
                     clperm__perm_item_type(bytes), clperm__perm_banks(ctx, bytes), tiles, naive, trace);
+    /* The serial kernels only in a program of their own (tiles unused there). */
+    if (strstr(name, "_serial")) clperm__buf_add(&options, " -DCLPERM_PM_SERIAL=1 -DCLPERM_PM_BYTES=%u", (unsigned)bytes);
     if (index_bytes) clperm__buf_add(&options, " -DCLPERM_PM_INDEX=%s", index_bytes == 8 ? "ulong" : "uint");
     CLPERM_TRY(clperm__buf_status(&options));
     const char *texts[2] = {clperm__cl_permute_permute_common_h, clperm__cl_permute_permute_cl};
@@ -136,11 +138,60 @@ static uint64_t regular_groups(const regular_run *r, int tiles) {
 }
 
 
+/* The serial kernels of r (transpose, or n >= 1024 items): work-groups of one work-item, each
+ * moving *per consecutive units (32 x 32 tiles, or the perfect shuffle's blocks of 1024 items),
+ * about eight work-items per compute unit; 0 when past 32-bit numbering. */
+static uint64_t serial_groups(const clperm_ctx *ctx, const regular_run *r, cl_uint *per) {
+    uint64_t units = r->kind == CLPERM_PERMUTE_TRANSPOSE ? ((r->rows + 31) / 32) * ((r->cols + 31) / 32) : r->rows / 1024;
+    uint64_t want = 8 * (uint64_t)(ctx->profile.compute_units ? ctx->profile.compute_units : 1);
+    uint64_t p = (units + want - 1) / want;
+    if (p > UINT32_MAX) return 0;
+    *per = (cl_uint)p;
+    return (units + p - 1) / p;
+}
+
+static clperm_status run_serial(clperm_ctx *ctx, const regular_run *r, cl_mem src, cl_mem dst, cl_uint num_events,
+                                const cl_event *events, cl_event *event) {
+    cl_uint per = 0;
+    uint64_t groups = serial_groups(ctx, r, &per);
+    CLPERM_RETURN_IF(!groups, CLPERM_ERROR_SIZE_OVERFLOW);
+    cl_kernel k;
+    clperm__args a;
+    if (r->kind == CLPERM_PERMUTE_TRANSPOSE) {
+        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, 1, 0, 0, "clperm_transpose_serial", &k));
+        cl_ulong rows = r->rows, cols = r->cols, tiles = ((r->rows + 31) / 32) * ((r->cols + 31) / 32);
+        cl_uint tc = (cl_uint)((r->cols + 31) / 32);
+        a = (clperm__args){k, 0, CL_SUCCESS};
+        CLPERM__ARG(a, src);
+        CLPERM__ARG(a, dst);
+        CLPERM__ARG(a, rows);
+        CLPERM__ARG(a, cols);
+        CLPERM__ARG(a, tc);
+        CLPERM__ARG(a, tiles);
+    } else {
+        int bitrev = r->kind == CLPERM_PERMUTE_BIT_REVERSAL;
+        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, 1, 0, 0, bitrev ? "clperm_bit_reversal_serial" : "clperm_shuffle_serial",
+                             &k));
+        cl_uint kk = log2u(r->rows), inverse = r->kind == CLPERM_PERMUTE_UNSHUFFLE;
+        a = (clperm__args){k, 0, CL_SUCCESS};
+        CLPERM__ARG(a, src);
+        CLPERM__ARG(a, dst);
+        CLPERM__ARG(a, kk);
+        if (!bitrev) CLPERM__ARG(a, inverse);
+    }
+    CLPERM__ARG(a, per);
+    CLPERM_TRY(a.err);
+    return enqueue(ctx, k, groups, 1, num_events, events, event);
+}
+
 /* Enqueues one regular permutation of src into dst (arguments already checked, n > 0), with the
  * device's kernel kind (CLPERM_PARAM_PERMUTE_KERNEL); trace builds always take the local tiles. */
 static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem src, cl_mem dst, cl_uint num_events,
                                  const cl_event *events, cl_event *event) {
-    int trace = r->trace != NULL, blocked = !trace && clperm__permute_kernel(ctx) == CLPERM_PERMUTE_KERNEL_BLOCKED;
+    int trace = r->trace != NULL, kind = trace ? CLPERM_PERMUTE_KERNEL_LOCAL : clperm__permute_kernel(ctx);
+    int blocked = kind == CLPERM_PERMUTE_KERNEL_BLOCKED;
+    if (kind == CLPERM_PERMUTE_KERNEL_SERIAL && (r->kind == CLPERM_PERMUTE_TRANSPOSE ? r->rows > 1 && r->cols > 1 : r->rows >= 1024))
+        return run_serial(ctx, r, src, dst, num_events, events, event);
     int tiles = blocked ? 1 : clperm__permute_tiles(ctx, r->kind, r->bytes);
     cl_kernel k;
     if (r->kind == CLPERM_PERMUTE_TRANSPOSE) {

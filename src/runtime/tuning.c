@@ -114,11 +114,11 @@ static const tuning_row tuning_table[] = {
      {.scan_items_u32 = 11, .scan_groups_per_cu = 8}},
     {CLPERM_VENDOR_OTHER, CL_DEVICE_TYPE_CPU, NULL,
      "Scan, Shuffle, Tile sorts, Generators, Offline permutations on PoCL 3.1 (serial kernels; bitonic "
-     "and blocked tiles, as a CPU has no banks)",
+     "and serial runs of tiles, as a CPU has no banks)",
      {.scan_kernel = CLPERM_KERNEL_SERIAL, .scan_items_u32 = 16, .scan_items_u64 = 16, .scan_stage = -1,
       .scan_serial_u32 = 8192, .scan_serial_u64 = 4096, .shuffle_kernel = CLPERM_KERNEL_SERIAL,
       .shuffle_items = 16, .sort_auto = CLPERM_TILE_SORT_BITONIC, .rng_k = 32, .rng_kernel = CLPERM_KERNEL_SERIAL,
-      .sort_kernel = CLPERM_KERNEL_SERIAL, .permute_kernel = CLPERM_PERMUTE_KERNEL_BLOCKED, .perm_fusion = 1}},
+      .sort_kernel = CLPERM_KERNEL_SERIAL, .permute_kernel = CLPERM_PERMUTE_KERNEL_SERIAL, .perm_fusion = 1}},
     {CLPERM_VENDOR_OCLGRIND, 0, NULL, "a simulator, whatever type it reports: small work-group tiles keep the tests short",
      {.scan_kernel = CLPERM_KERNEL_WORK_GROUP, .scan_wg_size = 64, .scan_items_u32 = 4, .scan_items_u64 = 4,
       .scan_stage = 1, .scan_serial_u32 = 256, .scan_serial_u64 = 256, .scan_groups_per_cu = 2,
