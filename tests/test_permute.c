@@ -229,8 +229,9 @@ static void regular_cases(clperm_ctx *ctx, uint64_t seed, int all, const char *c
 }
 
 #ifndef CLPERM_TEST_SMALL
-/* The serial bit-reversal takes its tiles in another order from 2^20 items on (10 bits of tile
- * number and more): 2^20 and 2^21 items of every size against the host. */
+/* The serial bit-reversal takes its tiles in another order from 2g bits of tile number on (g = 5,
+ * 4, 3 for items of 4, 8, 16 bytes: 2^20, 2^18, 2^16 items): 2^20 and 2^21 items of every size
+ * against the host (the sizes above reach 2^17). */
 static void bit_reversal_large(clperm_ctx *ctx, uint64_t seed, const char *config) {
     for (size_t e = 0; e < 3; e++)
         for (unsigned k = 20; k <= 21; k++) {

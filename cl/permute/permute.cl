@@ -408,18 +408,21 @@ __kernel void clperm_transpose_serial(__global const pm_item *src, __global pm_i
 /* Tile mid as in clperm_bit_reversal_tiled: source run hi (32 items at hi * 2^(k-5) + mid * 32)
  * goes to row rev5(hi) of the first buffer, so that row lo of its transpose is the output run at
  * rev5(lo) * 2^(k-5) + rev(mid) * 32.
- * The tiles are taken in an order that keeps the pages touched few: with m = k - 10 >= 10 bits of
- * mid, step j = (middle bits, top 5 bits, low 5 bits) of mid. The low 5 bits vary fastest, so 32
- * tiles in a row read the same 32 source pages (32 runs a page), while their outputs go to 32 x
- * 32 pages that the next 31 top values write again (the output run's page depends on mid's low
- * bits only). In mid's own order every tile would write 32 pages not written for 512 tiles, more
- * than the address translation caches hold. */
+ * The tiles are taken in an order that keeps the pages touched few. A 4 KiB page holds 2^g runs
+ * (g = 5, 4, 3 for items of 4, 8, 16 bytes); with m = k - 10 >= 2g bits of mid, step j = (middle
+ * bits, top g bits, low g bits) of mid. The low g bits vary fastest, so 2^g tiles in a row read
+ * the same 32 source pages, while their outputs go to 32 x 2^g pages that the next top values
+ * fill (the output run's page depends on mid's low m - g bits only, its place in the page on the
+ * top g). In mid's own order every tile would write 32 pages not written for 2^(m-g) tiles,
+ * more than the address translation caches hold. */
+#define PM_G (CLPERM_PM_BYTES == 4 ? 5 : CLPERM_PM_BYTES == 8 ? 4 : 3)
+#define PM_GM ((1u << PM_G) - 1)
 __kernel void clperm_bit_reversal_serial(__global const pm_item *src, __global pm_item *dst, uint k, uint per) {
     PM_BUFFERS;
     const uint m = k - 10;
     const ulong mids = (ulong)1 << m, j0 = get_global_id(0) * per, j1 = min(j0 + per, mids);
     for (ulong j = j0; j < j1; j++) {
-        const ulong mid = m < 10 ? j : ((j >> 5 & 31) << (m - 5)) | (j >> 10 << 5) | (j & 31);
+        const ulong mid = m < 2 * PM_G ? j : ((j >> PM_G & PM_GM) << (m - PM_G)) | (j >> (2 * PM_G) << PM_G) | (j & PM_GM);
         for (uint hi = 0; hi < PM_TW; hi++) pm_tile_row_in(a, b, pm_rev5(hi), src + ((ulong)hi << (k - 5)) + (mid << 5));
         pm_tile_transpose(a, b);
         const ulong rmid = pm_rev(mid, k - 10);
