@@ -301,7 +301,8 @@ typedef pm_item pm_vec;
 inline void pm_run_out(__global pm_item *d, const pm_item *b) {
 #ifdef PM_HAS_STREAM
     if (((size_t)d & (sizeof(pm_vec) - 1)) == 0) {
-        for (uint i = 0; i < PM_TW; i += PM_VN) __builtin_nontemporal_store(PM_VLOAD(b + i), (__global pm_vec *)(d + i));
+        for (uint i = 0; i < PM_TW; i += PM_VN)
+            __builtin_nontemporal_store(PM_VLOAD(b + i), (__global pm_vec *)(d + i));
         return;
     }
 #endif
@@ -338,9 +339,9 @@ inline void pm_tile_transpose(const pm_item *a, pm_item *b) {
             const pm_mask lo4 = (pm_mask)(0, 1, 2, 3, 8, 9, 10, 11), hi4 = (pm_mask)(4, 5, 6, 7, 12, 13, 14, 15);
             const pm_mask lo2 = (pm_mask)(0, 1, 8, 9, 4, 5, 12, 13), hi2 = (pm_mask)(2, 3, 10, 11, 6, 7, 14, 15);
             const pm_mask lo1 = (pm_mask)(0, 8, 2, 10, 4, 12, 6, 14), hi1 = (pm_mask)(1, 9, 3, 11, 5, 13, 7, 15);
-            pm_vec v0 = PM_VLOAD(s), v1 = PM_VLOAD(s + PM_TW), v2 = PM_VLOAD(s + 2 * PM_TW), v3 = PM_VLOAD(s + 3 * PM_TW),
-                   v4 = PM_VLOAD(s + 4 * PM_TW), v5 = PM_VLOAD(s + 5 * PM_TW), v6 = PM_VLOAD(s + 6 * PM_TW),
-                   v7 = PM_VLOAD(s + 7 * PM_TW);
+            pm_vec v0 = PM_VLOAD(s), v1 = PM_VLOAD(s + PM_TW), v2 = PM_VLOAD(s + 2 * PM_TW),
+                   v3 = PM_VLOAD(s + 3 * PM_TW), v4 = PM_VLOAD(s + 4 * PM_TW), v5 = PM_VLOAD(s + 5 * PM_TW),
+                   v6 = PM_VLOAD(s + 6 * PM_TW), v7 = PM_VLOAD(s + 7 * PM_TW);
             PM_X(lo4, hi4, v0, v4);
             PM_X(lo4, hi4, v1, v5);
             PM_X(lo4, hi4, v2, v6);
@@ -364,7 +365,8 @@ inline void pm_tile_transpose(const pm_item *a, pm_item *b) {
 #else
             const pm_mask lo2 = (pm_mask)(0, 1, 4, 5), hi2 = (pm_mask)(2, 3, 6, 7);
             const pm_mask lo1 = (pm_mask)(0, 4, 2, 6), hi1 = (pm_mask)(1, 5, 3, 7);
-            pm_vec v0 = PM_VLOAD(s), v1 = PM_VLOAD(s + PM_TW), v2 = PM_VLOAD(s + 2 * PM_TW), v3 = PM_VLOAD(s + 3 * PM_TW);
+            pm_vec v0 = PM_VLOAD(s), v1 = PM_VLOAD(s + PM_TW), v2 = PM_VLOAD(s + 2 * PM_TW),
+                   v3 = PM_VLOAD(s + 3 * PM_TW);
             PM_X(lo2, hi2, v0, v2);
             PM_X(lo2, hi2, v1, v3);
             PM_X(lo1, hi1, v0, v1);
@@ -422,11 +424,14 @@ __kernel void clperm_bit_reversal_serial(__global const pm_item *src, __global p
     const uint m = k - 10;
     const ulong mids = (ulong)1 << m, j0 = get_global_id(0) * per, j1 = min(j0 + per, mids);
     for (ulong j = j0; j < j1; j++) {
-        const ulong mid = m < 2 * PM_G ? j : ((j >> PM_G & PM_GM) << (m - PM_G)) | (j >> (2 * PM_G) << PM_G) | (j & PM_GM);
-        for (uint hi = 0; hi < PM_TW; hi++) pm_tile_row_in(a, b, pm_rev5(hi), src + ((ulong)hi << (k - 5)) + (mid << 5));
+        const ulong mid =
+            m < 2 * PM_G ? j : ((j >> PM_G & PM_GM) << (m - PM_G)) | (j >> (2 * PM_G) << PM_G) | (j & PM_GM);
+        for (uint hi = 0; hi < PM_TW; hi++)
+            pm_tile_row_in(a, b, pm_rev5(hi), src + ((ulong)hi << (k - 5)) + (mid << 5));
         pm_tile_transpose(a, b);
         const ulong rmid = pm_rev(mid, k - 10);
-        for (uint lo = 0; lo < PM_TW; lo++) pm_run_out(dst + ((ulong)pm_rev5(lo) << (k - 5)) + (rmid << 5), b + lo * PM_TW);
+        for (uint lo = 0; lo < PM_TW; lo++)
+            pm_run_out(dst + ((ulong)pm_rev5(lo) << (k - 5)) + (rmid << 5), b + lo * PM_TW);
     }
     mem_fence(CLK_GLOBAL_MEM_FENCE);
 }

@@ -41,7 +41,8 @@ static clperm_status pm_kernel(clperm_ctx *ctx, size_t bytes, size_t index_bytes
                     "-DCLPERM_PM_ITEM=%s -DCLPERM_PM_W=%u -DCLPERM_PM_TILES=%d -DCLPERM_PM_NAIVE=%d -DCLPERM_PM_TRACE=%d",
                     clperm__perm_item_type(bytes), clperm__perm_banks(ctx, bytes), tiles, naive, trace);
     /* The serial kernels only in a program of their own (tiles unused there). */
-    if (strstr(name, "_serial")) clperm__buf_add(&options, " -DCLPERM_PM_SERIAL=1 -DCLPERM_PM_BYTES=%u", (unsigned)bytes);
+    if (strstr(name, "_serial"))
+        clperm__buf_add(&options, " -DCLPERM_PM_SERIAL=1 -DCLPERM_PM_BYTES=%u", (unsigned)bytes);
     if (index_bytes) clperm__buf_add(&options, " -DCLPERM_PM_INDEX=%s", index_bytes == 8 ? "ulong" : "uint");
     CLPERM_TRY(clperm__buf_status(&options));
     const char *texts[2] = {clperm__cl_permute_permute_common_h, clperm__cl_permute_permute_cl};
@@ -142,7 +143,8 @@ static uint64_t regular_groups(const regular_run *r, int tiles) {
  * moving *per consecutive units (32 x 32 tiles, or the perfect shuffle's blocks of 1024 items),
  * about eight work-items per compute unit; 0 when past 32-bit numbering. */
 static uint64_t serial_groups(const clperm_ctx *ctx, const regular_run *r, cl_uint *per) {
-    uint64_t units = r->kind == CLPERM_PERMUTE_TRANSPOSE ? ((r->rows + 31) / 32) * ((r->cols + 31) / 32) : r->rows / 1024;
+    uint64_t units =
+        r->kind == CLPERM_PERMUTE_TRANSPOSE ? ((r->rows + 31) / 32) * ((r->cols + 31) / 32) : r->rows / 1024;
     uint64_t want = 8 * (uint64_t)(ctx->profile.compute_units ? ctx->profile.compute_units : 1);
     uint64_t p = (units + want - 1) / want;
     if (p > UINT32_MAX) return 0;
@@ -190,7 +192,8 @@ static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem s
                                  const cl_event *events, cl_event *event) {
     int trace = r->trace != NULL, kind = trace ? CLPERM_PERMUTE_KERNEL_LOCAL : clperm__permute_kernel(ctx);
     int blocked = kind == CLPERM_PERMUTE_KERNEL_BLOCKED;
-    if (kind == CLPERM_PERMUTE_KERNEL_SERIAL && (r->kind == CLPERM_PERMUTE_TRANSPOSE ? r->rows > 1 && r->cols > 1 : r->rows >= 1024))
+    int tiled = r->kind == CLPERM_PERMUTE_TRANSPOSE ? r->rows > 1 && r->cols > 1 : r->rows >= 1024;
+    if (kind == CLPERM_PERMUTE_KERNEL_SERIAL && tiled)
         return run_serial(ctx, r, src, dst, num_events, events, event);
     int tiles = blocked ? 1 : clperm__permute_tiles(ctx, r->kind, r->bytes);
     cl_kernel k;
