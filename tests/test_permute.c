@@ -183,6 +183,28 @@ static void set_tiles(clperm_ctx *ctx, int tiles) {
     cr_assert_eq(got, tiles);
 }
 
+/* The bit-reversal, shuffle and unshuffle of 2^k items of es bytes against the host. */
+static void pow2_cases(clperm_ctx *ctx, uint64_t seed, unsigned k, size_t es, const char *config) {
+    uint64_t n = UINT64_C(1) << k;
+    unsigned char *src = xmalloc(n * es), *want = xmalloc(n * es);
+    test_fill_random(src, n * es, seed + k);
+    cl_mem ds = device_copy(ctx, src, n * es), dd = device_copy(ctx, NULL, n * es);
+    for (int op = 0; op < 3; op++) {
+        if (op == 0) {
+            cr_assert_eq(clperm_permute_bit_reversal_host(src, want, n, es), CLPERM_SUCCESS);
+            cr_assert_eq(clperm_permute_bit_reversal(ctx, ds, dd, n, es, 0, NULL, NULL), CLPERM_SUCCESS);
+        } else {
+            cr_assert_eq(clperm_permute_shuffle_host(src, want, n, es, op == 2), CLPERM_SUCCESS);
+            cr_assert_eq(clperm_permute_shuffle(ctx, ds, dd, n, es, op == 2, 0, NULL, NULL), CLPERM_SUCCESS);
+        }
+        char what[160];
+        snprintf(what, sizeof what, "%s: %s", config, op == 0 ? "bit-reversal" : op == 1 ? "shuffle" : "unshuffle");
+        check_bytes(ctx, dd, want, n * es, what, es, n);
+    }
+    clReleaseMemObject(ds), clReleaseMemObject(dd);
+    free(src), free(want);
+}
+
 /* The transposes, bit-reversals, shuffles and unshuffles of the shapes and sizes above, against the
  * host. all == 0 leaves out what runs no local-tile kernel (single rows and columns are copies,
  * fewer than 1024 items one work-item per item), for the runs that vary the tiles per group. */
@@ -204,27 +226,7 @@ static void regular_cases(clperm_ctx *ctx, uint64_t seed, int all, const char *c
             clReleaseMemObject(ds), clReleaseMemObject(dd);
             free(src), free(want);
         }
-        for (unsigned k = all ? 0 : 10; k <= MAX_K; k++) {
-            uint64_t n = UINT64_C(1) << k;
-            unsigned char *src = xmalloc(n * es), *want = xmalloc(n * es);
-            test_fill_random(src, n * es, seed + k);
-            cl_mem ds = device_copy(ctx, src, n * es), dd = device_copy(ctx, NULL, n * es);
-            for (int op = 0; op < 3; op++) {
-                if (op == 0) {
-                    cr_assert_eq(clperm_permute_bit_reversal_host(src, want, n, es), CLPERM_SUCCESS);
-                    cr_assert_eq(clperm_permute_bit_reversal(ctx, ds, dd, n, es, 0, NULL, NULL), CLPERM_SUCCESS);
-                } else {
-                    cr_assert_eq(clperm_permute_shuffle_host(src, want, n, es, op == 2), CLPERM_SUCCESS);
-                    cr_assert_eq(clperm_permute_shuffle(ctx, ds, dd, n, es, op == 2, 0, NULL, NULL), CLPERM_SUCCESS);
-                }
-                char what[160];
-                snprintf(what, sizeof what, "%s: %s", config,
-                         op == 0 ? "bit-reversal" : op == 1 ? "shuffle" : "unshuffle");
-                check_bytes(ctx, dd, want, n * es, what, es, n);
-            }
-            clReleaseMemObject(ds), clReleaseMemObject(dd);
-            free(src), free(want);
-        }
+        for (unsigned k = all ? 0 : 10; k <= MAX_K; k++) pow2_cases(ctx, seed, k, es, config);
     }
 }
 
@@ -232,22 +234,9 @@ static void regular_cases(clperm_ctx *ctx, uint64_t seed, int all, const char *c
 /* The serial bit-reversal takes its tiles in another order from 2g bits of tile number on (g = 5,
  * 4, 3 for items of 4, 8, 16 bytes: 2^20, 2^18, 2^16 items): 2^20 and 2^21 items of every size
  * against the host (the sizes above reach 2^17). */
-static void bit_reversal_large(clperm_ctx *ctx, uint64_t seed, const char *config) {
+static void pow2_large(clperm_ctx *ctx, uint64_t seed, const char *config) {
     for (size_t e = 0; e < 3; e++)
-        for (unsigned k = 20; k <= 21; k++) {
-            size_t es = sizes_es[e];
-            uint64_t n = UINT64_C(1) << k;
-            unsigned char *src = xmalloc(n * es), *want = xmalloc(n * es);
-            test_fill_random(src, n * es, seed + k);
-            cl_mem ds = device_copy(ctx, src, n * es), dd = device_copy(ctx, NULL, n * es);
-            cr_assert_eq(clperm_permute_bit_reversal_host(src, want, n, es), CLPERM_SUCCESS);
-            cr_assert_eq(clperm_permute_bit_reversal(ctx, ds, dd, n, es, 0, NULL, NULL), CLPERM_SUCCESS);
-            char what[160];
-            snprintf(what, sizeof what, "%s: bit-reversal", config);
-            check_bytes(ctx, dd, want, n * es, what, es, n);
-            clReleaseMemObject(ds), clReleaseMemObject(dd);
-            free(src), free(want);
-        }
+        for (unsigned k = 20; k <= 21; k++) pow2_cases(ctx, seed, k, sizes_es[e], config);
 }
 #endif
 
@@ -270,7 +259,7 @@ Test(permute, regular_equals_host) {
                 regular_cases(ctx, seed, t == 0, config);
             }
 #ifndef CLPERM_TEST_SMALL
-            if (kernel == CLPERM_PERMUTE_KERNEL_SERIAL) bit_reversal_large(ctx, seed, "kernel 3");
+            if (kernel == CLPERM_PERMUTE_KERNEL_SERIAL) pow2_large(ctx, seed, "kernel 3");
 #endif
             cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_TILES, 0), CLPERM_SUCCESS);
         }

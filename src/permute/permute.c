@@ -125,26 +125,29 @@ typedef struct regular_run {
     cl_uint trace_cap;
 } regular_run;
 
-/* The work-groups of the local-tile kernel of r (transpose, or n >= 1024 items), with `tiles` 32 x
- * 32 tiles each in the transpose and the bit-reversal (the last group's tail idle where the tile
- * count is not a multiple); 0 when the transpose's tiles are past 32-bit numbering (2^42 items
- * and more). */
+/* The units of work of r (transpose, or n >= 1024 items): the transpose's 32 x 32 tiles, else
+ * blocks of 1024 items (the bit-reversal's tiles, the shuffles' blocks). */
+static uint64_t regular_units(const regular_run *r) {
+    return r->kind == CLPERM_PERMUTE_TRANSPOSE ? ((r->rows + 31) / 32) * ((r->cols + 31) / 32) : r->rows / 1024;
+}
+
+/* The work-groups of the local-tile kernel of r, with `tiles` 32 x 32 tiles each in the transpose
+ * and the bit-reversal (the last group's tail idle where the tile count is not a multiple); 0 when
+ * the transpose's tiles are past 32-bit numbering (2^42 items and more). */
 static uint64_t regular_groups(const regular_run *r, int tiles) {
+    uint64_t count = regular_units(r);
     if (r->kind == CLPERM_PERMUTE_TRANSPOSE) {
-        uint64_t count = ((r->rows + 31) / 32) * ((r->cols + 31) / 32), groups = (count + tiles - 1) / tiles;
+        uint64_t groups = (count + tiles - 1) / tiles;
         return groups * tiles > UINT32_MAX ? 0 : groups;
     }
-    uint64_t count = r->rows / 1024;
     return r->kind == CLPERM_PERMUTE_BIT_REVERSAL ? (count + tiles - 1) / tiles : count;
 }
 
 
-/* The serial kernels of r (transpose, or n >= 1024 items): work-groups of one work-item, each
- * moving *per consecutive units (32 x 32 tiles, or the perfect shuffle's blocks of 1024 items),
+/* The serial kernels of r: work-groups of one work-item, each moving *per consecutive units,
  * about eight work-items per compute unit; 0 when past 32-bit numbering. */
 static uint64_t serial_groups(const clperm_ctx *ctx, const regular_run *r, cl_uint *per) {
-    uint64_t units =
-        r->kind == CLPERM_PERMUTE_TRANSPOSE ? ((r->rows + 31) / 32) * ((r->cols + 31) / 32) : r->rows / 1024;
+    uint64_t units = regular_units(r);
     uint64_t want = 8 * (uint64_t)(ctx->profile.compute_units ? ctx->profile.compute_units : 1);
     uint64_t p = (units + want - 1) / want;
     if (p > UINT32_MAX) return 0;
@@ -161,7 +164,7 @@ static clperm_status run_serial(clperm_ctx *ctx, const regular_run *r, cl_mem sr
     clperm__args a;
     if (r->kind == CLPERM_PERMUTE_TRANSPOSE) {
         CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, 1, 0, 0, "clperm_transpose_serial", &k));
-        cl_ulong rows = r->rows, cols = r->cols, tiles = ((r->rows + 31) / 32) * ((r->cols + 31) / 32);
+        cl_ulong rows = r->rows, cols = r->cols, tiles = regular_units(r);
         cl_uint tc = (cl_uint)((r->cols + 31) / 32);
         a = (clperm__args){k, 0, CL_SUCCESS};
         CLPERM__ARG(a, src);
