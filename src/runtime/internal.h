@@ -260,6 +260,17 @@ int clperm__diskcache_default_dir(char *dir, size_t cap);
  * every callback still due. */
 void clperm__release_after(clperm_ctx *ctx, cl_event done, cl_mem a, cl_mem b);
 
+/* ---- host references ---- */
+typedef struct clperm__host_item {
+    uint64_t key; /* below 2^key_bits */
+    uint64_t pos; /* the item's input position, below n */
+} clperm__host_item;
+/* Sorts items[0 .. n) by key, ties by input position (stable when pos is the index); tmp holds n
+ * items (host_order.c). */
+void clperm__host_order(clperm__host_item *items, clperm__host_item *tmp, uint64_t n, unsigned key_bits);
+/* dst[i] = src[items[i].pos] for i < n, items of `size` bytes (dst and src apart). */
+void clperm__host_gather(void *dst, const void *src, const clperm__host_item *items, uint64_t n, size_t size);
+
 /* ---- scratch and argument checks ---- */
 /* A read-write device buffer of `bytes` for the library's own use, zeroed when `zero`: from host
  * memory at creation (CL_MEM_COPY_HOST_PTR), not by a command, so that nothing waits for the

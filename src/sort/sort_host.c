@@ -1,33 +1,11 @@
 /* Host reference of the device-wide and segmented sorts: a stable merge sort on the bits the
- * device sorts by (cl/sort/sort_key.h), then keys and values moved to their places. */
+ * device sorts by (cl/sort/sort_key.h; clperm__host_order), then keys and values moved to their
+ * places. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 #include "sort_internal.h"
-
-typedef struct host_item {
-    uint64_t key; /* the bits sorted by */
-    uint64_t pos;
-} host_item;
-
-/* Stable bottom-up merge sort of items[0 .. n) by key, with tmp of n items. */
-static void merge_sort(host_item *items, host_item *tmp, uint64_t n) {
-    host_item *src = items, *dst = tmp;
-    for (uint64_t run = 1; run < n; run *= 2) {
-        for (uint64_t lo = 0; lo < n; lo += 2 * run) {
-            uint64_t mid = lo + run < n ? lo + run : n, hi = lo + 2 * run < n ? lo + 2 * run : n;
-            uint64_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi) dst[k++] = src[j].key < src[i].key ? src[j++] : src[i++];
-            while (i < mid) dst[k++] = src[i++];
-            while (j < hi) dst[k++] = src[j++];
-        }
-        host_item *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != items) memcpy(items, src, (size_t)n * sizeof *items);
-}
 
 clperm_status clperm__sort_check_order(clperm_key_type type, const clperm_sort_order *order, clperm__sort_bits *out) {
     size_t ks = clperm_key_size(type);
@@ -62,7 +40,7 @@ static clperm_status check_host_request(const clperm_sort_host_request *req, clp
 /* Sorts items [begin, end) of the request's keys and values; items and tmp hold end - begin
  * entries, old the keys or values of the range. */
 static void sort_range(const clperm_sort_host_request *req, const clperm__sort_bits *bits, uint64_t begin,
-                       uint64_t end, host_item *items, host_item *tmp, unsigned char *old) {
+                       uint64_t end, clperm__host_item *items, clperm__host_item *tmp, unsigned char *old) {
     size_t ks = clperm_key_size(req->key_type), vs = clperm__sort_value_size(req->value_type);
     uint64_t len = end - begin, span = bits->hi - bits->lo;
     uint64_t mask = span == 64 ? ~(uint64_t)0 : (((uint64_t)1 << span) - 1);
@@ -73,13 +51,13 @@ static void sort_range(const clperm_sort_host_request *req, const clperm__sort_b
         items[i].key = (CLPERM_SORT_ORDER(k, bits->width, bits->pos_xor, bits->neg_xor) >> bits->lo) & mask;
         items[i].pos = i;
     }
-    merge_sort(items, tmp, len);
+    clperm__host_order(items, tmp, len, (unsigned)span);
     memcpy(old, kb, (size_t)len * ks);
-    for (uint64_t i = 0; i < len; i++) memcpy(kb + i * ks, old + items[i].pos * ks, ks);
+    clperm__host_gather(kb, old, items, len, ks);
     if (vs) {
         unsigned char *vb = (unsigned char *)req->values + begin * vs;
         memcpy(old, vb, (size_t)len * vs);
-        for (uint64_t i = 0; i < len; i++) memcpy(vb + i * vs, old + items[i].pos * vs, vs);
+        clperm__host_gather(vb, old, items, len, vs);
     }
 }
 
@@ -87,8 +65,8 @@ static void sort_range(const clperm_sort_host_request *req, const clperm__sort_b
 static clperm_status sort_ranges(const clperm_sort_host_request *req, const clperm__sort_bits *bits,
                                  const uint64_t *bounds, uint64_t count, uint64_t longest) {
     if (longest < 2) return CLPERM_SUCCESS;
-    CLPERM_RETURN_IF(longest > SIZE_MAX / (2 * sizeof(host_item)), CLPERM_ERROR_OUT_OF_HOST_MEMORY);
-    host_item *items = malloc((size_t)longest * sizeof *items), *tmp = malloc((size_t)longest * sizeof *tmp);
+    CLPERM_RETURN_IF(longest > SIZE_MAX / (2 * sizeof(clperm__host_item)), CLPERM_ERROR_OUT_OF_HOST_MEMORY);
+    clperm__host_item *items = malloc((size_t)longest * sizeof *items), *tmp = malloc((size_t)longest * sizeof *tmp);
     unsigned char *old = malloc((size_t)longest * 8);
     clperm_status st = items && tmp && old ? CLPERM_SUCCESS : CLPERM_ERROR_OUT_OF_HOST_MEMORY;
     for (uint64_t i = 0; st == CLPERM_SUCCESS && i < count; i++)

@@ -29,17 +29,6 @@ static uint64_t key_to_ordered(clperm_key_type type, uint64_t k) {
 }
 
 
-typedef struct ordered_item {
-    uint64_t key;
-    uint64_t pos;
-} ordered_item;
-
-static int item_cmp(const void *a, const void *b) {
-    const ordered_item *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
 /* Orders each segment by (label, input position): the ordered key itself when bits is 0, else its
  * bits [shift, shift + bits). */
 static clperm_status order_segments(clperm_key_type type, void *keys, uint32_t *values, uint64_t n,
@@ -50,12 +39,13 @@ static clperm_status order_segments(clperm_key_type type, void *keys, uint32_t *
     CLPERM_RETURN_IF(bits > 8 || shift + bits > 8 * ks || (!bits && shift), CLPERM_ERROR_INVALID_ARGUMENT);
     if (n == 0) return CLPERM_SUCCESS;
     uint64_t len_max = segment < n ? segment : n;
-    CLPERM_RETURN_IF(len_max > SIZE_MAX / sizeof(ordered_item), CLPERM_ERROR_OUT_OF_HOST_MEMORY);
-    ordered_item *items = malloc((size_t)len_max * sizeof *items);
+    CLPERM_RETURN_IF(len_max > SIZE_MAX / (2 * sizeof(clperm__host_item)), CLPERM_ERROR_OUT_OF_HOST_MEMORY);
+    clperm__host_item *items = malloc((size_t)len_max * sizeof *items), *tmp = malloc((size_t)len_max * sizeof *tmp);
     unsigned char *old = malloc((size_t)len_max * ks);
     uint32_t *vals = values ? malloc((size_t)len_max * sizeof *vals) : NULL;
-    if (!items || !old || (values && !vals)) {
+    if (!items || !tmp || !old || (values && !vals)) {
         free(items);
+        free(tmp);
         free(old);
         free(vals);
         return CLPERM_ERROR_OUT_OF_HOST_MEMORY;
@@ -71,14 +61,15 @@ static clperm_status order_segments(clperm_key_type type, void *keys, uint32_t *
             items[i].key = bits ? (k >> shift) & ((1u << bits) - 1) : k;
             items[i].pos = i;
         }
-        qsort(items, (size_t)len, sizeof *items, item_cmp);
-        for (uint64_t i = 0; i < len; i++) memcpy(kb + (base + i) * ks, old + items[i].pos * ks, ks);
+        clperm__host_order(items, tmp, len, bits ? bits : 8 * (unsigned)ks);
+        clperm__host_gather(kb + base * ks, old, items, len, ks);
         if (values) {
-            for (uint64_t i = 0; i < len; i++) vals[i] = values[base + items[i].pos];
+            clperm__host_gather(vals, values + base, items, len, sizeof *vals);
             memcpy(values + base, vals, (size_t)len * sizeof *vals);
         }
     }
     free(items);
+    free(tmp);
     free(old);
     free(vals);
     return CLPERM_SUCCESS;
