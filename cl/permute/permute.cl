@@ -131,34 +131,38 @@ __kernel PM_ATTRS void clperm_transpose_tiled(__global const pm_item *src, __glo
 }
 
 /* Index i of 2^k items = (hi: 5 bits, mid: k - 10 bits, lo: 5 bits); rev(i) = (rev lo, rev mid,
- * rev hi). Tile mid (CLPERM_PM_TILES consecutive ones per work-group) is the 32 x 32 tile (hi,
- * lo), read a row hi at a time; its column lo is the output segment (rev lo, rev mid, *), lane l
- * writing the item of row l at position rev5(l) of the segment. A work-group's tiles past the
- * last (2^(k-10) < CLPERM_PM_TILES) move nothing. */
+ * rev hi). Tile mid is the 32 x 32 tile (hi, lo), read a row hi at a time; its column lo is the
+ * output segment (rev lo, rev mid, *), lane l writing the item of row l at position rev5(l) of
+ * the segment. A work-group takes CLPERM_PM_TILES tiles whose rev mid are consecutive, so that
+ * their output segments of one row lie side by side. A work-group's tiles past the last
+ * (2^(k-10) < CLPERM_PM_TILES) move nothing. */
 __kernel PM_ATTRS void clperm_bit_reversal_tiled(__global const pm_item *src, __global pm_item *dst,
                                                  uint k PM_TRACE_PARAMS) {
     __local pm_item tile[CLPERM_PM_TILES * PM_TILE];
     pm_item v[CLPERM_PM_TILES][PM_ROWS];
     const uint lane = get_local_id(0) % PM_TW, wrow = get_local_id(0) / PM_TW;
-    const ulong mid0 = (ulong)get_group_id(0) * CLPERM_PM_TILES, mids = (ulong)1 << (k - 10);
+    /* rev mid of tile j is rmid0 + j. */
+    const ulong rmid0 = (ulong)get_group_id(0) * CLPERM_PM_TILES, mids = (ulong)1 << (k - 10);
     PM_TRACE_BEGIN;
     for (uint j = 0; j < CLPERM_PM_TILES; j++)
-        if (mid0 + j < mids)
+        if (rmid0 + j < mids) {
+            const ulong mid = pm_rev(rmid0 + j, k - 10);
             for (uint i = 0; i < PM_ROWS; i++)
-                v[j][i] = src[((ulong)(wrow + i * PM_WG_ROWS) << (k - 5)) | ((mid0 + j) << 5) | lane];
+                v[j][i] = src[((ulong)(wrow + i * PM_WG_ROWS) << (k - 5)) | (mid << 5) | lane];
+        }
     for (uint j = 0; j < CLPERM_PM_TILES; j++)
         for (uint i = 0; i < PM_ROWS; i++) {
-            if (mid0 + j < mids)
+            if (rmid0 + j < mids)
                 PM_ST(tile, j * PM_TILE + PM_DIAG(wrow + i * PM_WG_ROWS, lane), v[j][i]);
             else
                 PM_SKIP();
         }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint j = 0; j < CLPERM_PM_TILES; j++) {
-        const ulong rmid = pm_rev(mid0 + j, k - 10);
+        const ulong rmid = rmid0 + j;
         for (uint i = 0; i < PM_ROWS; i++) {
             uint r = wrow + i * PM_WG_ROWS;
-            if (mid0 + j < mids)
+            if (rmid < mids)
                 dst[((ulong)pm_rev5(r) << (k - 5)) | (rmid << 5) | pm_rev5(lane)] =
                     PM_LD(tile, j * PM_TILE + PM_DIAG(lane, r));
             else
