@@ -39,6 +39,7 @@
  *   rng_search --factors FILE --windows [--window-words W] [--window-bits B]
  *   rng_search --factors FILE --family F --k K [--seed S] [--tries N] [--keep M] [--no-score]
  *   rng_search --factors FILE --family F --k K --seed S --candidate I   (rebuild one entry)
+ *              [--max-copy C]: the correlated family's left shift at most C (its verbatim copy)
  *              F: correlated three slowmem iterated buffered, or correlated-shift (Listing 2 with
  *              a logical right shift, which cannot reach full period; for the record)
  */
@@ -464,6 +465,16 @@ static unsigned shift_draw(void) { return 1 + rng_below(W / 2 - 1); } /* 1..15 *
 
 static int both_per_word;
 static int window_words = 10, window_bits = 64; /* acceptance bounds: see generator_window_defect */
+/* --max-copy: the correlated family's left shift at most this. Listing 2's low z0 bits of each
+ * new word are bits of a word of the draw before, and dieharder's sts_serial fails the tables that
+ * copy 9 bits or more (docs/rng-quality.md). 31: no bound. */
+static int max_copy = 31;
+static int copies_too_much(const generator *g) {
+    if (g->family != CLPERM_RNG_CORRELATED) return 0;
+    for (int j = 0; j < g->k; j++)
+        if ((int)CLPERM_RNG_Z0(g->p[j]) > max_copy) return 1;
+    return 0;
+}
 static void candidate(generator *g, int family, int k) {
     unsigned q[4][MAX_K], z[4][MAX_K];
     permutation(q[0], k);
@@ -741,6 +752,7 @@ static int search(const factors *fs, int family, int k, uint64_t seed, long trie
     for (long t = 0; t < tries && found < keep; t++) {
         generator g;
         candidate(&g, family, k);
+        if (copies_too_much(&g)) continue;
         /* The window check first: at k = 8 it rejects most candidates and costs less than the period. */
         window_defect wd;
         int defect = generator_window_defect(&g, window_words, window_bits, 1, &wd);
@@ -781,10 +793,11 @@ static int rebuild(const factors *fs, int family, int k, uint64_t seed, long ind
     generator g;
     for (long t = 0; t < index; t++) candidate(&g, family, k);
     window_defect wd;
-    int defect = generator_window_defect(&g, window_words, window_bits, 1, &wd);
-    if (defect != 0 || !generator_full_period(&g, fs, seed ^ (uint64_t)(index - 1))) {
+    int defect = generator_window_defect(&g, window_words, window_bits, 1, &wd), copy = copies_too_much(&g);
+    if (defect != 0 || copy || !generator_full_period(&g, fs, seed ^ (uint64_t)(index - 1))) {
         fprintf(stderr, "rng_search: %s k=%d candidate %ld from seed %llu is %s\n", family_name(family), k, index,
-                (unsigned long long)seed, defect ? "rejected for a window" : "not full period");
+                (unsigned long long)seed,
+                defect ? "rejected for a window" : copy ? "rejected for its copy" : "not full period");
         return 1;
     }
     score sc;
@@ -1018,6 +1031,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--prove-tables")) prove = 1;
         else if (!strcmp(argv[i], "--windows")) windows = 1;
         else if (!strcmp(argv[i], "--window-words") && v) window_words = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--max-copy") && v) max_copy = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--window-bits") && v) window_bits = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-score")) do_score = 0;
         else if (!strcmp(argv[i], "--per-word-shifts")) both_per_word = 1;
@@ -1045,7 +1059,9 @@ int main(int argc, char **argv) {
                     "  A candidate is kept when it is full period and no window of <= W successive output\n"
                     "  words has a field of b bits at one offset (W b <= B) that is linearly dependent;\n"
                     "  --windows prints the smallest dependent window of every shipped table;\n"
-                    "  --window-share N how many of N candidates pass that check.\n");
+                    "  --window-share N how many of N candidates pass that check.\n"
+                    "  --max-copy C: the correlated family's left shift at most C, the low bits each word\n"
+                    "  copies from a word of the draw before (default 31: no bound).\n");
             return help ? 0 : 2;
         }
     }
