@@ -1076,6 +1076,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "rng_search: --window-words and --window-bits must be positive\n");
         return 2;
     }
+    if (max_copy < 1 || max_copy > 31) {
+        fprintf(stderr, "rng_search: --max-copy must be 1 to 31\n");
+        return 2;
+    }
     if (prove) return prove_tables(&fs, 1) ? 1 : 0;
     if (windows) {
         int found = 0;

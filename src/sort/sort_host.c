@@ -1,6 +1,5 @@
-/* Host reference of the device-wide and segmented sorts: a stable merge sort on the bits the
- * device sorts by (cl/sort/sort_key.h; clperm__host_order), then keys and values moved to their
- * places. */
+/* Host reference of the device-wide and segmented sorts: a stable sort on the bits the device
+ * sorts by (cl/sort/sort_key.h; clperm__host_order), then keys and values moved to their places. */
 #include <stdlib.h>
 #include <string.h>
 
