@@ -39,7 +39,7 @@
  *   rng_search --factors FILE --windows [--window-words W] [--window-bits B]
  *   rng_search --factors FILE --family F --k K [--seed S] [--tries N] [--keep M] [--no-score]
  *   rng_search --factors FILE --family F --k K --seed S --candidate I   (rebuild one entry)
- *              [--max-copy C]: the correlated family's left shift at most C (its verbatim copy)
+ *              [--max-copy C]: at most C low bits of a word copied from the draw before
  *              F: correlated three slowmem iterated buffered, or correlated-shift (Listing 2 with
  *              a logical right shift, which cannot reach full period; for the record)
  */
@@ -465,16 +465,32 @@ static unsigned shift_draw(void) { return 1 + rng_below(W / 2 - 1); } /* 1..15 *
 
 static int both_per_word;
 static int window_words = 10, window_bits = 64; /* acceptance bounds: see generator_window_defect */
-/* --max-copy: the correlated family's left shift at most this. Listing 2's low z0 bits of each
- * new word are bits of a word of the draw before, and dieharder's sts_serial fails the tables that
- * copy 9 bits or more (docs/rng-quality.md). 31: no bound. */
-static int max_copy = 31;
-static int copies_too_much(const generator *g) {
-    if (g->family != CLPERM_RNG_CORRELATED) return 0;
-    for (int j = 0; j < g->k; j++)
-        if ((int)CLPERM_RNG_Z0(g->p[j]) > max_copy) return 1;
-    return 0;
+/* The most low bits a word of the output copies verbatim from a rotated word of the draw before.
+ * Correlated (Listing 2): its left shift z0, acc's low z0 bits being those of rotr(s[q1], z1).
+ * Iterated (Listing 5): the second pass's low z2 bits are bits z3 .. z3 + z2 - 1 (z3 + z2 < 32)
+ * of the first pass's word q3, whose low z0 bits are such a copy: min(z2, z0 - z3) bits when
+ * z3 < z0, else none. The other families xor two words or more into every bit. */
+static int copy_bits(const generator *g) {
+    int most = 0;
+    for (int j = 0; j < g->k; j++) {
+        uint64_t p = g->p[j];
+        int c = 0;
+        if (g->family == CLPERM_RNG_CORRELATED) {
+            c = (int)CLPERM_RNG_Z0(p);
+        } else if (g->family == CLPERM_RNG_ITERATED) {
+            int z0 = (int)CLPERM_RNG_Z0(g->p[CLPERM_RNG_Q3(p)]), z2 = (int)CLPERM_RNG_Z2(p), z3 = (int)CLPERM_RNG_Z3(p);
+            c = z3 < z0 ? (z2 < z0 - z3 ? z2 : z0 - z3) : 0;
+        }
+        if (c > most) most = c;
+    }
+    return most;
 }
+
+/* --max-copy: copy_bits at most this. dieharder's sts_serial fails the tables that copy 9 bits
+ * or more, and one that copies 5 with some seeds (docs/rng-quality.md). 31: no bound. */
+static int max_copy = 31;
+static int copies_too_much(const generator *g) { return copy_bits(g) > max_copy; }
+
 static void candidate(generator *g, int family, int k) {
     unsigned q[4][MAX_K], z[4][MAX_K];
     permutation(q[0], k);
@@ -726,6 +742,8 @@ static void print_entry(const generator *g, const score *sc, uint64_t seed, long
     fprintf(f, "/* %s k=%d n=%d: full period 2^%d-1 (proved), seed %llu, candidate %ld", family_name(g->family), g->k,
             state_bits(g), state_bits(g), (unsigned long long)seed, tried);
     fprintf(f, "\n * no linear relation in any window of <= %d words, <= %d bits", window_words, window_bits);
+    if (max_copy < 31)
+        fprintf(f, "\n * a word copies at most %d low bits of the draw before (--max-copy %d)", copy_bits(g), max_copy);
     if (sc) {
         fprintf(f, "\n * G %.4f = streams %.4f (worst of %d) + mutual %.4f\n * t_l  ", sc->g, sc->g_stream, sc->streams,
                 sc->g_mutual);
@@ -739,8 +757,8 @@ static void print_entry(const generator *g, const score *sc, uint64_t seed, long
                 j + 1 < g->k ? ((j + 1) % 4 ? ", " : ", \\\n    ") : "\n");
 }
 
-/* Searches `tries` candidates, keeps the best by G of the first `keep` that are full period and
- * have no dependent window. */
+/* Searches `tries` candidates, keeps the best by G of the first `keep` that are full period, have
+ * no dependent window and copy at most max_copy bits. */
 static int search(const factors *fs, int family, int k, uint64_t seed, long tries, int keep, int streams,
                   int do_score) {
     rng_state = seed;
@@ -847,6 +865,7 @@ static int report_windows(const generator *g, int words, int bits) {
                family_name(g->family), g->k, d.words, d.bits, d.words * d.bits, d.start, d.offset, d.rank);
     else if (r == 0)
         printf("%s k=%d: no dependent window of <= %d words, <= %d bits\n", family_name(g->family), g->k, words, bits);
+    if (r >= 0) printf("%s k=%d: copies %d low bits of the draw before\n", family_name(g->family), g->k, copy_bits(g));
     return r;
 }
 
@@ -1060,8 +1079,9 @@ int main(int argc, char **argv) {
                     "  words has a field of b bits at one offset (W b <= B) that is linearly dependent;\n"
                     "  --windows prints the smallest dependent window of every shipped table;\n"
                     "  --window-share N how many of N candidates pass that check.\n"
-                    "  --max-copy C: the correlated family's left shift at most C, the low bits each word\n"
-                    "  copies from a word of the draw before (default 31: no bound).\n");
+                    "  --max-copy C: at most C low bits of each word copied verbatim from a word of the\n"
+                    "  draw before (correlated and iterated; default 31: no bound); --windows prints\n"
+                    "  every shipped table's copy too.\n");
             return help ? 0 : 2;
         }
     }
