@@ -487,7 +487,8 @@ static int copy_bits(const generator *g) {
 }
 
 /* --max-copy: copy_bits at most this. dieharder's sts_serial fails the tables that copy 9 bits
- * or more, and one that copies 5 with some seeds (docs/rng-quality.md). 31: no bound. */
+ * or more at its default samples, and those copying 2 to 6 with more (docs/rng-quality.md); the
+ * shipped tables copy at most 1. 31: no bound. */
 static int max_copy = 31;
 static int copies_too_much(const generator *g) { return copy_bits(g) > max_copy; }
 
