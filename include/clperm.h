@@ -999,8 +999,8 @@ CLPERM_API clperm_status clperm_perm_plan_conflicts(clperm_perm_plan *plan, size
  * Unscrambled, every table fails at most dab_monobit2 of dieharder's whole battery (the weight
  * dependency of linear generators, which the starstar scrambler removes); the default (three,
  * k = 32, starstar) passes all of it. No table's words copy more than 1 low bit of the draw
- * before: the tables found before that bound, whose words copied up to 6 to 13 bits, failed
- * sts_serial.
+ * before: the tables found before that bound, whose words copied up to 6 (iterated) or 9 to 13
+ * (correlated) bits, failed sts_serial.
  * ------------------------------------------------------------------------------------------- */
 
 typedef enum clperm_rng_family {
