@@ -8,10 +8,10 @@
 # tables were searched before the window check existed, or searched again since (below); they
 # pass it, but a run now may keep others among the same candidates. The correlated and iterated
 # families are searched with --max-copy 1 (no word copies more than 1 low bit of the draw
-# before): correlated k = 16, 32, 64
-# and iterated k = 16, 32 were searched again so, the best of 10, 6 (the first 10^6 candidates),
-# 4, 10 and 6 (candidates 445622, 647500, 153014, 72751, 82471); iterated k = 64 (136151, the
-# best of 4 with --max-copy 2, copies 1), correlated k = 8 (1) and iterated k = 8 (0) stay.
+# before): correlated k = 16, 32, 64 and iterated k = 16, 32 were searched again so, the best of
+# 10, 6 (the first 10^6 candidates), 4, 10 and 6 (candidates 445622, 647500, 153014, 72751,
+# 82471); iterated k = 64 (136151, the best of 4 with --max-copy 2, copies 1), correlated k = 8
+# (1) and iterated k = 8 (0) stay.
 #   tools/make_rng_tables.sh RNG_SEARCH DIR > include/clperm_rng_tables.h
 # RNG_SEARCH "-" only assembles the tables already in DIR.
 set -e
