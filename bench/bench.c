@@ -245,12 +245,15 @@ static void emit(const bench_opts *o, const bench_row *r) {
     bench_progress_show();
 }
 
-/* Where a device stands: the rows of its copy and gather at size n (-1: none yet), and whether
- * that size could be measured at all. */
+/* Where a device stands: the rows of its copy and gather at size n (-1: none yet), whether that
+ * size could be measured at all, and the last copy of other bytes (same_n 64-bit items, its
+ * bytes/s; 0: none). */
 typedef struct dev_state {
     int copy, gather;
     uint64_t n;
     int ok;
+    uint64_t same_n;
+    double same_rate;
 } dev_state;
 
 static bench_row *new_row(bench_run *r, const bench_step *s, const bench_dev *d, const char *variant, double t,
@@ -273,6 +276,24 @@ static bench_row *new_row(bench_run *r, const bench_step *s, const bench_dev *d,
     return row;
 }
 
+/* A permutation of items under 8 bytes moves fewer bytes than the copy of n 64-bit items that
+ * "of copy" compares it with, and a copy's fixed costs weigh more on fewer bytes: the rate of the
+ * device's copy of exactly the row's bytes (n * bytes per item / 16 64-bit items), timed once per
+ * device and size, goes beside it. */
+static void same_bytes_copy(const bench_opts *o, bench_dev *d, dev_state *st, const bench_step *s, bench_row *row) {
+    uint64_t m = (uint64_t)((double)s->n * s->c->bytes_per_item / 16);
+    if (!m || m >= s->n) return;
+    if (st->same_n != m) {
+        char err[256];
+        double t = bench_copy(d, m, &o->timing, err, sizeof err);
+        st->same_n = m;
+        st->same_rate = t > 0 ? 16.0 * (double)m / t : 0;
+        if (t <= 0) bench_progress_note("%s: copy of %llu 64-bit items: %s", d->profile.device_name,
+                                        (unsigned long long)m, err);
+    }
+    row->same_copy_bytes_per_s = st->same_rate;
+}
+
 /* Runs step i; its row, if any, goes to r->rows. A device's steps at one size come after its copy
  * and gather at that size. */
 static void run_step(bench_run *r, int i, dev_state *ds) {
@@ -287,6 +308,7 @@ static void run_step(bench_run *r, int i, dev_state *ds) {
     if (st && s->c->kind == BENCH_KIND_COPY) {
         st->n = s->n;
         st->copy = st->gather = -1;
+        st->same_n = 0;
         st->ok = bench_dev_prepare(d, s->n, err, sizeof err) == 0;
         if (!st->ok) {
             bench_progress_note("%s, n = %llu: skipped: %s", where, (unsigned long long)s->n, err);
@@ -331,6 +353,7 @@ static void run_step(bench_run *r, int i, dev_state *ds) {
         if (r->o->detailed) emit(r->o, copy);
     }
     bench_row_bounds(row, s->c->bound, copy->items_per_s, copy->bytes_per_s, r->rows[st->gather].items_per_s);
+    if (s->c->kind == BENCH_KIND_PERMUTE && s->c->bound == BENCH_BOUND_COPY) same_bytes_copy(r->o, d, st, s, row);
     if (r->o->detailed) emit(r->o, row);
 }
 
@@ -462,7 +485,7 @@ int bench_main(int argc, char **argv) {
     dev_state ds[BENCH_MAX_DEVICES];
     int last[BENCH_MAX_DEVICES];
     for (int i = 0; i < BENCH_MAX_DEVICES; i++) {
-        ds[i] = (dev_state){-1, -1, 0, 0};
+        ds[i] = (dev_state){-1, -1, 0, 0, 0, 0};
         last[i] = -1;
     }
     if (open_devices(&r) != 0) goto cleanup;

@@ -322,6 +322,7 @@ typedef struct bench_row {
     double of_bound;      /* bytes/s over the copy's, or items/s over the gather's; 0: none */
     char peer[40];        /* headline rows: the peer's variant, and its items/s */
     double peer_items_per_s;
+    double same_copy_bytes_per_s; /* permutations of items under 8 bytes: the copy of the row's own bytes */
     int file; /* clperm report: the input the row came from */
 } bench_row;
 

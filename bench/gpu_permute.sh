@@ -53,7 +53,9 @@ for n in sorted({r["n"] for r in rows}):
         for k in ("transpose", "shuffle", "bit-reversal"):
             r = find("permute", f"{k}-{es}B", n)
             if r:
-                print(f"  {k}-{es}B: {r['seconds'] * 1e3:.4f} ms, {100 * r['bytes_per_s'] / copy['bytes_per_s']:.1f}% of copy")
+                same = r.get("same_copy_bytes_per_s")
+                print(f"  {k}-{es}B: {r['seconds'] * 1e3:.4f} ms, {100 * r['bytes_per_s'] / copy['bytes_per_s']:.1f}% of copy"
+                      + (f", {100 * r['bytes_per_s'] / same:.1f}% of the copy of its bytes" if same else ""))
         # "scheduled" is the device's default pass structure, scheduled5 or scheduled3 the other.
         for algo in ("scheduled", "scheduled5", "scheduled3"):
             t = [find("permute", f"{algo}-{p}-{es}B", n) for p in perms]

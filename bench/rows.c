@@ -63,23 +63,29 @@ void bench_row_json(FILE *f, const bench_row *r) {
     RATE(of_bound)
     STRING(peer)
     RATE(peer_items_per_s)
+    if (r->same_copy_bytes_per_s > 0) {
+        RATE(same_copy_bytes_per_s)
+    }
 #undef STRING
 #undef RATE
     fputs("}\n", f);
 }
 
 void bench_row_table_header(FILE *f) {
-    fprintf(f, "%-28s %-15s %-29s %-4s %12s %11s %10s %9s %7s %9s\n", "device", "op", "variant", "type", "n",
-            "median ms", "G items/s", "GB/s", "of copy", "of gather");
+    fprintf(f, "%-28s %-15s %-29s %-4s %12s %11s %10s %9s %7s %9s %s\n", "device", "op", "variant", "type", "n",
+            "median ms", "G items/s", "GB/s", "of copy", "of gather", "of same-bytes copy");
 }
 
 void bench_row_table(FILE *f, const bench_row *r) {
-    char pct[16] = "", gpct[16] = "";
+    char pct[16] = "", gpct[16] = "", spct[16] = "";
     if (r->copy_bytes_per_s > 0) snprintf(pct, sizeof pct, "%5.1f%%", 100.0 * r->bytes_per_s / r->copy_bytes_per_s);
     if (r->gather_items_per_s > 0)
         snprintf(gpct, sizeof gpct, "%5.1f%%", 100.0 * r->items_per_s / r->gather_items_per_s);
-    fprintf(f, "%-28.28s %-15s %-29s %-4s %12llu %11.4f %10.3f %9.2f %7s %9s\n", r->device, r->op, r->variant, r->type,
-            (unsigned long long)r->n, r->seconds * 1e3, r->items_per_s * 1e-9, r->bytes_per_s * 1e-9, pct, gpct);
+    if (r->same_copy_bytes_per_s > 0)
+        snprintf(spct, sizeof spct, "%5.1f%%", 100.0 * r->bytes_per_s / r->same_copy_bytes_per_s);
+    fprintf(f, "%-28.28s %-15s %-29s %-4s %12llu %11.4f %10.3f %9.2f %7s %9s %s\n", r->device, r->op, r->variant,
+            r->type, (unsigned long long)r->n, r->seconds * 1e3, r->items_per_s * 1e-9, r->bytes_per_s * 1e-9, pct,
+            gpct, spct);
 }
 
 const char *bench_size_name(uint64_t n, char *buf, size_t cap) {
@@ -202,6 +208,7 @@ int bench_row_parse(const char *line, bench_row *r, char *err, size_t errcap) {
         ROW_RATES(RATE)
         RATE(of_bound)
         RATE(peer_items_per_s)
+        RATE(same_copy_bytes_per_s)
 #undef STRING
 #undef RATE
         if (!is_string && !is_null && !strcmp(key, "n")) r->n = (uint64_t)num, have_n = 1;
