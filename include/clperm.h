@@ -306,7 +306,13 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
  *                    not, it is halved until the tiles fit in the device's local memory (4 tiles
  *                    of 16-byte items need 64 KiB); clperm_ctx_get_param reports the count for
  *                    4-byte items. The blocked kernels and the perfect shuffle (1024 items per
- *                    work-group already) do not use it. The same items at every value. */
+ *                    work-group already) do not use it. The same items at every value.
+ *   PERMUTE_WG_ROWS  the local-tile transpose and bit-reversal: rows of 32 work-items per
+ *                    work-group (4, 8 or 16: work-groups of 128, 256 or 512), each work-item
+ *                    moving 32 / rows items of every tile. Auto: the device's table (NVIDIA: 4
+ *                    for the transpose of 4-byte items), else 8; halved while the work-group is
+ *                    above the device's limit. clperm_ctx_get_param reports the value for the
+ *                    transpose of 4-byte items. The same items at every value. */
 #define CLPERM_PARAM_MAP(X)                                                                        \
     X(SCAN_ALGORITHM, 1, 1, 2, 0, "scan_algorithm")                                                \
     X(SG_IMPL, 2, 1, 3, 0, "sg_impl")                                                              \
@@ -329,7 +335,8 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
     X(SORT_WG_SIZE, 19, 32, 1024, CLPERM_PARAM_WG, "sort_wg_size")                                \
     X(SORT_ITEMS, 20, 1, 65536, 0, "sort_items")                                                   \
     X(PERMUTE_KERNEL, 21, 1, 3, 0, "permute_kernel")                                               \
-    X(PERMUTE_TILES, 22, 1, 4, CLPERM_PARAM_POW2, "permute_tiles")
+    X(PERMUTE_TILES, 22, 1, 4, CLPERM_PARAM_POW2, "permute_tiles")                                \
+    X(PERMUTE_WG_ROWS, 23, 4, 16, CLPERM_PARAM_POW2, "permute_wg_rows")
 
 typedef enum clperm_param {
 #define CLPERM_X_ENUM(name, value, lo, hi, flags, text) CLPERM_PARAM_##name = value,

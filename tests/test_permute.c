@@ -171,16 +171,21 @@ Test(permute, conventional_equals_host) {
     }
 }
 
-/* Tiles per work-group of the local-tile transpose and bit-reversal (CLPERM_PARAM_PERMUTE_TILES). */
-static const int tiles_per_group[] = {1, 2, 4};
-#define TILE_VALUES (sizeof tiles_per_group / sizeof tiles_per_group[0])
+/* Tiles per work-group and rows of 32 work-items per work-group of the local-tile transpose and
+ * bit-reversal (CLPERM_PARAM_PERMUTE_TILES, CLPERM_PARAM_PERMUTE_WG_ROWS): every value of each,
+ * the first configuration the default rows. */
+static const int tile_configs[][2] = {{1, 8}, {2, 4}, {4, 16}, {1, 4}, {4, 8}};
+#define TILE_VALUES (sizeof tile_configs / sizeof tile_configs[0])
 
-/* Sets CLPERM_PARAM_PERMUTE_TILES and checks that it reads back. */
-static void set_tiles(clperm_ctx *ctx, int tiles) {
-    cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_TILES, tiles), CLPERM_SUCCESS);
+/* Sets configuration t's parameters and checks that they read back. */
+static void set_tiles(clperm_ctx *ctx, size_t t) {
     int got = 0;
+    cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_TILES, tile_configs[t][0]), CLPERM_SUCCESS);
     cr_assert_eq(clperm_ctx_get_param(ctx, CLPERM_PARAM_PERMUTE_TILES, &got), CLPERM_SUCCESS);
-    cr_assert_eq(got, tiles);
+    cr_assert_eq(got, tile_configs[t][0]);
+    cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_WG_ROWS, tile_configs[t][1]), CLPERM_SUCCESS);
+    cr_assert_eq(clperm_ctx_get_param(ctx, CLPERM_PARAM_PERMUTE_WG_ROWS, &got), CLPERM_SUCCESS);
+    cr_assert_eq(got, tile_configs[t][1]);
 }
 
 /* The bit-reversal, shuffle and unshuffle of 2^k items of es bytes against the host. */
@@ -240,7 +245,8 @@ static void pow2_large(clperm_ctx *ctx, uint64_t seed, const char *config) {
 }
 #endif
 
-/* Every kernel kind on every device: local tiles (1, 2 and 4 tiles per work-group), blocked
+/* Every kernel kind on every device: local tiles (1, 2 and 4 tiles per work-group, 4, 8 and 16
+ * rows of 32 work-items), blocked
  * straight from src to dst, and serial runs of tiles. The shapes give tile counts that are not
  * multiples of 2 or 4 (nor of a serial work-item's run), and 2^10 and 2^11 items fewer
  * bit-reversal tiles than a group takes. */
@@ -254,14 +260,16 @@ Test(permute, regular_equals_host) {
             cr_assert_eq(got, kernel);
             for (size_t t = 0; t < (kernel == CLPERM_PERMUTE_KERNEL_LOCAL ? TILE_VALUES : 1); t++) {
                 char config[64];
-                snprintf(config, sizeof config, "kernel %d, %d tiles per group", kernel, tiles_per_group[t]);
-                set_tiles(ctx, tiles_per_group[t]);
+                snprintf(config, sizeof config, "kernel %d, %d tiles and %d rows per group", kernel,
+                         tile_configs[t][0], tile_configs[t][1]);
+                set_tiles(ctx, t);
                 regular_cases(ctx, seed, t == 0, config);
             }
 #ifndef CLPERM_TEST_SMALL
             if (kernel == CLPERM_PERMUTE_KERNEL_SERIAL) pow2_large(ctx, seed, "kernel 3");
 #endif
             cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_TILES, 0), CLPERM_SUCCESS);
+            cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_WG_ROWS, 0), CLPERM_SUCCESS);
         }
     }
 }
@@ -288,6 +296,28 @@ Test(permute, tiles_param_bounds) {
     }
 }
 
+/* Rows of 32 work-items: powers of two 4 .. 16, 0 the device's choice (8 where the table has no
+ * figure, as on the CPU and simulator devices of the tests). */
+Test(permute, wg_rows_param_bounds) {
+    TEST_EACH_DEVICE(ctx) {
+        int lo = 0, hi = 0, got = -1;
+        cr_assert_eq(clperm_param_bounds(CLPERM_PARAM_PERMUTE_WG_ROWS, &lo, &hi), CLPERM_SUCCESS);
+        cr_assert(lo == 4 && hi == 16);
+        clperm_param p;
+        cr_assert_eq(clperm_param_from_name("permute_wg_rows", &p), CLPERM_SUCCESS);
+        cr_assert_eq(p, CLPERM_PARAM_PERMUTE_WG_ROWS);
+        cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_WG_ROWS, 6), CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
+        cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_WG_ROWS, 32), CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
+        cr_assert_eq(clperm_ctx_get_param(ctx, CLPERM_PARAM_PERMUTE_WG_ROWS, &got), CLPERM_SUCCESS);
+        clperm_profile prof;
+        cr_assert_eq(clperm_ctx_profile(ctx, &prof), CLPERM_SUCCESS);
+        if (prof.device_type & CL_DEVICE_TYPE_CPU || prof.vendor == CLPERM_VENDOR_OCLGRIND)
+            cr_assert_eq(got, 8, "%s: %d rows per group by default", test_device_label(ctx), got);
+        else
+            cr_assert(got == 4 || got == 8 || got == 16, "%s: %d rows per group", test_device_label(ctx), got);
+    }
+}
+
 /* Zero conflicts in the diagonal arrangement for every regular kernel and item size, full and
  * partial tiles, at every tiles-per-group value (each tile its own region of local memory);
  * conflicts with the plain layout, which shows that the check can fail. The work-groups traced
@@ -299,10 +329,10 @@ Test(permute, regular_conflicts_measured) {
         clperm_profile prof;
         cr_assert_eq(clperm_ctx_profile(ctx, &prof), CLPERM_SUCCESS);
         for (size_t t = 0; t < TILE_VALUES; t++) {
-            set_tiles(ctx, tiles_per_group[t]);
+            set_tiles(ctx, t);
             for (size_t e = 0; e < 3; e++) {
                 size_t es = sizes_es[e];
-                uint64_t tiles = (uint64_t)tiles_per_group[t];
+                uint64_t tiles = (uint64_t)tile_configs[t][0];
                 while (tiles > 1 && tiles * 1024 * es > prof.local_mem_bytes) tiles /= 2;
                 for (int kind = CLPERM_PERMUTE_TRANSPOSE; kind <= CLPERM_PERMUTE_UNSHUFFLE; kind++) {
                     /* The shuffles take no tiles per group: once. */

@@ -25,6 +25,11 @@
  * after the barrier writes every tile out. More bytes in flight per work-group cover more of the
  * memory's latency where one tile of small items is too little.
  *
+ * CLPERM_PM_WG_ROWS (4, 8 or 16; default 8): rows of 32 work-items in a work-group of the tiled
+ * transpose and bit-reversal, each work-item moving 32 / CLPERM_PM_WG_ROWS rows of every tile
+ * (fewer rows: more loads in flight per work-item, more work-groups per compute unit). The
+ * shuffles and the blocked kernels take 8.
+ *
  * Required: CLPERM_PM_ITEM (uint, ulong, uint4) and, for the conventional kernels,
  * CLPERM_PM_INDEX (uint or ulong). CLPERM_PM_W: the items' bank count (32 four-byte banks hold
  * 128 / sizeof(item) items a row), used by the shuffle's layout.
@@ -39,8 +44,12 @@
 #define CLPERM_PM_TILES 1
 #endif
 
+#ifndef CLPERM_PM_WG_ROWS
+#define CLPERM_PM_WG_ROWS 8
+#endif
+
 #define PM_TW 32
-#define PM_WG_ROWS 8
+#define PM_WG_ROWS CLPERM_PM_WG_ROWS
 #define PM_WG (PM_TW * PM_WG_ROWS)
 #define PM_TILE (PM_TW * PM_TW)         /* items of one tile */
 #define PM_ROWS (PM_TW / PM_WG_ROWS)    /* rows of a tile each work-item moves */

@@ -32,14 +32,16 @@ static unsigned log2u(uint64_t x) {
 }
 
 /* The program of permute.cl for items of `bytes` (and indices of index_bytes, 0: none), with
- * `tiles` tiles per work-group in the local-tile transpose and bit-reversal. */
-static clperm_status pm_kernel(clperm_ctx *ctx, size_t bytes, size_t index_bytes, int tiles, int naive, int trace,
-                               const char *name, cl_kernel *out) {
+ * `tiles` tiles per work-group and `rows` rows of 32 work-items (0: 8) in the local-tile transpose
+ * and bit-reversal. */
+static clperm_status pm_kernel(clperm_ctx *ctx, size_t bytes, size_t index_bytes, int tiles, int rows, int naive,
+                               int trace, const char *name, cl_kernel *out) {
     char storage[256];
     clperm__buf options = clperm__buf_on(storage, sizeof storage);
     clperm__buf_add(&options,
-                    "-DCLPERM_PM_ITEM=%s -DCLPERM_PM_W=%u -DCLPERM_PM_TILES=%d -DCLPERM_PM_NAIVE=%d -DCLPERM_PM_TRACE=%d",
-                    clperm__perm_item_type(bytes), clperm__perm_banks(ctx, bytes), tiles, naive, trace);
+                    "-DCLPERM_PM_ITEM=%s -DCLPERM_PM_W=%u -DCLPERM_PM_TILES=%d -DCLPERM_PM_NAIVE=%d -DCLPERM_PM_TRACE=%d "
+                    "-DCLPERM_PM_WG_ROWS=%d",
+                    clperm__perm_item_type(bytes), clperm__perm_banks(ctx, bytes), tiles, naive, trace, rows ? rows : 8);
     /* The serial kernels only in a program of their own (tiles unused there). */
     if (strstr(name, "_serial"))
         clperm__buf_add(&options, " -DCLPERM_PM_SERIAL=1 -DCLPERM_PM_BYTES=%u", (unsigned)bytes);
@@ -81,7 +83,7 @@ static clperm_status indexed_checked(clperm_ctx *ctx, const char *name, cl_mem s
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
     if (n == 0) return clperm__empty_call(ctx, num_events, events, event);
     cl_kernel k;
-    CLPERM_TRY(pm_kernel(ctx, elem_size, ib, 1, 0, 0, name, &k));
+    CLPERM_TRY(pm_kernel(ctx, elem_size, ib, 1, 0, 0, 0, name, &k));
     cl_ulong nn = n;
     clperm__args a = {k, 0, CL_SUCCESS};
     CLPERM__ARG(a, src);
@@ -163,7 +165,7 @@ static clperm_status run_serial(clperm_ctx *ctx, const regular_run *r, cl_mem sr
     cl_kernel k;
     clperm__args a;
     if (r->kind == CLPERM_PERMUTE_TRANSPOSE) {
-        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, 1, 0, 0, "clperm_transpose_serial", &k));
+        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, 1, 0, 0, 0, "clperm_transpose_serial", &k));
         cl_ulong rows = r->rows, cols = r->cols, tiles = regular_units(r);
         cl_uint tc = (cl_uint)((r->cols + 31) / 32);
         a = (clperm__args){k, 0, CL_SUCCESS};
@@ -175,7 +177,7 @@ static clperm_status run_serial(clperm_ctx *ctx, const regular_run *r, cl_mem sr
         CLPERM__ARG(a, tiles);
     } else {
         int bitrev = r->kind == CLPERM_PERMUTE_BIT_REVERSAL;
-        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, 1, 0, 0, bitrev ? "clperm_bit_reversal_serial" : "clperm_shuffle_serial",
+        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, 1, 0, 0, 0, bitrev ? "clperm_bit_reversal_serial" : "clperm_shuffle_serial",
                              &k));
         cl_uint kk = log2u(r->rows), inverse = r->kind == CLPERM_PERMUTE_UNSHUFFLE;
         a = (clperm__args){k, 0, CL_SUCCESS};
@@ -199,6 +201,7 @@ static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem s
     if (kind == CLPERM_PERMUTE_KERNEL_SERIAL && tiled)
         return run_serial(ctx, r, src, dst, num_events, events, event);
     int tiles = blocked ? 1 : clperm__permute_tiles(ctx, r->kind, r->bytes);
+    int wg_rows = blocked ? 8 : clperm__permute_wg_rows(ctx, r->kind, r->bytes);
     cl_kernel k;
     if (r->kind == CLPERM_PERMUTE_TRANSPOSE) {
         if ((r->rows == 1 || r->cols == 1) && !trace)
@@ -206,7 +209,7 @@ static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem s
                                        events, event);
         uint64_t tiles_c = (r->cols + 31) / 32, groups = regular_groups(r, tiles);
         CLPERM_RETURN_IF(!groups, CLPERM_ERROR_SIZE_OVERFLOW);
-        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, tiles, r->naive, trace,
+        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, tiles, wg_rows, r->naive, trace,
                              blocked ? "clperm_transpose_blocked" : "clperm_transpose_tiled", &k));
         cl_ulong rows = r->rows, cols = r->cols;
         cl_uint tc = (cl_uint)tiles_c;
@@ -221,7 +224,7 @@ static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem s
             CLPERM__ARG(a, r->trace_cap);
         }
         CLPERM_TRY(a.err);
-        return enqueue(ctx, k, groups, 256, num_events, events, event);
+        return enqueue(ctx, k, groups, 32 * (size_t)wg_rows, num_events, events, event);
     }
     uint64_t n = r->rows;
     cl_uint kk = log2u(n);
@@ -229,7 +232,7 @@ static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem s
     if (n < 1024 || (blocked && !bitrev)) {
         /* One work-item per item: below one tile, and the shuffles on CPUs (both sides already
          * run in order there). */
-        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, tiles, 0, 0, bitrev ? "clperm_bit_reversal_direct" : "clperm_shuffle_direct",
+        CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, tiles, 0, 0, 0, bitrev ? "clperm_bit_reversal_direct" : "clperm_shuffle_direct",
                              &k));
         cl_uint inverse = r->kind == CLPERM_PERMUTE_UNSHUFFLE;
         clperm__args a = {k, 0, CL_SUCCESS};
@@ -244,7 +247,8 @@ static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem s
     const char *name = bitrev ? (blocked ? "clperm_bit_reversal_blocked" : "clperm_bit_reversal_tiled")
                        : r->kind == CLPERM_PERMUTE_SHUFFLE ? "clperm_shuffle_tiled"
                                                            : "clperm_unshuffle_tiled";
-    CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, tiles, r->naive, trace, name, &k));
+    if (!bitrev || blocked) wg_rows = 8;
+    CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, tiles, wg_rows, r->naive, trace, name, &k));
     clperm__args a = {k, 0, CL_SUCCESS};
     CLPERM__ARG(a, src);
     CLPERM__ARG(a, dst);
@@ -254,7 +258,7 @@ static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem s
         CLPERM__ARG(a, r->trace_cap);
     }
     CLPERM_TRY(a.err);
-    return enqueue(ctx, k, regular_groups(r, blocked ? 1 : tiles), 256, num_events, events, event);
+    return enqueue(ctx, k, regular_groups(r, blocked ? 1 : tiles), 32 * (size_t)wg_rows, num_events, events, event);
 }
 
 clperm_status clperm__transpose_enqueue(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t rows, uint64_t cols,
@@ -358,12 +362,15 @@ static clperm_status regular_conflicts_checked(clperm_ctx *ctx, clperm_permute_k
         CLPERM_RETURN_IF(!is_pow2(rows) || rows < 1024 || rows > (1u << 22), CLPERM_ERROR_INVALID_ARGUMENT);
         t.n = rows;
     }
-    /* As run_regular launches it: the context's tiles per work-group, 8 accesses per tile and
-     * work-item (the shuffles: one block of 1024, 8 as well). */
+    /* As run_regular launches it: the context's tiles per work-group and rows of 32 work-items, 2
+     * x 32 / rows accesses per tile and work-item (the shuffles: one block of 1024 per 8 rows, 8
+     * accesses). */
+    int tiled = kind == CLPERM_PERMUTE_TRANSPOSE || kind == CLPERM_PERMUTE_BIT_REVERSAL;
     int tiles = clperm__permute_tiles(ctx, kind, elem_size);
+    uint32_t wg_rows = tiled ? (uint32_t)clperm__permute_wg_rows(ctx, kind, elem_size) : 8u;
     uint64_t groups = regular_groups(&t.run, tiles);
-    uint32_t cap = kind == CLPERM_PERMUTE_TRANSPOSE || kind == CLPERM_PERMUTE_BIT_REVERSAL ? 8u * (uint32_t)tiles : 8u;
-    return clperm__perm_trace_run(ctx, groups * 256, cap, clperm__perm_banks(ctx, elem_size), groups,
+    uint32_t cap = 2u * (32u / wg_rows) * (tiled ? (uint32_t)tiles : 1u);
+    return clperm__perm_trace_run(ctx, groups * 32 * wg_rows, cap, clperm__perm_banks(ctx, elem_size), groups,
                                   (size_t)(t.n * elem_size), regular_trace_fn, &t, out);
 }
 

@@ -95,6 +95,8 @@ typedef struct clperm__tuning {
     int perm_tiles_8;         /* items (CLPERM_PARAM_PERMUTE_TILES) */
     int perm_rev_tiles_4;     /* the same for the local-tile bit-reversal; 0: as the transpose */
     int perm_rev_tiles_8;
+    int perm_tr_rows_4;       /* local-tile transpose of 4-byte items: rows of 32 work-items per
+                               * work-group (CLPERM_PARAM_PERMUTE_WG_ROWS); 0: 8 */
 } clperm__tuning;
 
 /* ---- decoupled look-back state (lookback.c, cl/common/lookback.h) ---- */
@@ -200,6 +202,10 @@ int clperm__permute_kernel(const clperm_ctx *ctx);
 /* Tiles per work-group of the local-tile transpose and bit-reversal for items of `bytes`: the
  * caller's CLPERM_PARAM_PERMUTE_TILES, else the table's, halved until they fit in local memory. */
 int clperm__permute_tiles(const clperm_ctx *ctx, clperm_permute_kind kind, size_t bytes);
+/* Rows of 32 work-items per work-group of the local-tile transpose and bit-reversal for items of
+ * `bytes`: the caller's CLPERM_PARAM_PERMUTE_WG_ROWS, else the table's, else 8, halved while the
+ * work-group is above the device's limit. */
+int clperm__permute_wg_rows(const clperm_ctx *ctx, clperm_permute_kind kind, size_t bytes);
 /* The tile sorts' widest tile (CLPERM_PARAM_SORT_WIDTH, else the device's banks, at most 64). */
 int clperm__sort_width(const clperm_ctx *ctx);
 /* The device-wide sort's parameters (CLPERM_PARAM_SORT_ALGORITHM .. _ITEMS) as a sort of u32
