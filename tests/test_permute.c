@@ -274,47 +274,34 @@ Test(permute, regular_equals_host) {
     }
 }
 
-/* The parameter's bounds: powers of two 1 .. 4, 0 the device's choice (1 where the table has no
- * figure, as on the CPU and simulator devices of the tests). */
-Test(permute, tiles_param_bounds) {
-    TEST_EACH_DEVICE(ctx) {
-        int lo = 0, hi = 0, got = -1;
-        cr_assert_eq(clperm_param_bounds(CLPERM_PARAM_PERMUTE_TILES, &lo, &hi), CLPERM_SUCCESS);
-        cr_assert(lo == 1 && hi == 4);
-        clperm_param p;
-        cr_assert_eq(clperm_param_from_name("permute_tiles", &p), CLPERM_SUCCESS);
-        cr_assert_eq(p, CLPERM_PARAM_PERMUTE_TILES);
-        cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_TILES, 3), CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
-        cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_TILES, 8), CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
-        cr_assert_eq(clperm_ctx_get_param(ctx, CLPERM_PARAM_PERMUTE_TILES, &got), CLPERM_SUCCESS);
-        clperm_profile prof;
-        cr_assert_eq(clperm_ctx_profile(ctx, &prof), CLPERM_SUCCESS);
-        if (prof.device_type & CL_DEVICE_TYPE_CPU || prof.vendor == CLPERM_VENDOR_OCLGRIND)
-            cr_assert_eq(got, 1, "%s: %d tiles per group by default", test_device_label(ctx), got);
-        else
-            cr_assert(got == 1 || got == 2 || got == 4, "%s: %d tiles per group", test_device_label(ctx), got);
-    }
+/* A power-of-two parameter of the regular permutations: its bounds and name, two values outside
+ * them refused, and its default: cpu_default on the CPU and simulator devices of the tests (where
+ * the table has no figure), a power of two within the bounds elsewhere. */
+static void pow2_param_case(clperm_ctx *ctx, clperm_param param, const char *name, int lo, int hi, int bad_a,
+                            int bad_b, int cpu_default) {
+    int l = 0, h = 0, got = -1;
+    cr_assert_eq(clperm_param_bounds(param, &l, &h), CLPERM_SUCCESS);
+    cr_assert(l == lo && h == hi, "%s: bounds %d .. %d", name, l, h);
+    clperm_param p;
+    cr_assert_eq(clperm_param_from_name(name, &p), CLPERM_SUCCESS);
+    cr_assert_eq(p, param);
+    cr_assert_eq(clperm_ctx_set_param(ctx, param, bad_a), CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
+    cr_assert_eq(clperm_ctx_set_param(ctx, param, bad_b), CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
+    cr_assert_eq(clperm_ctx_get_param(ctx, param, &got), CLPERM_SUCCESS);
+    clperm_profile prof;
+    cr_assert_eq(clperm_ctx_profile(ctx, &prof), CLPERM_SUCCESS);
+    if (prof.device_type & CL_DEVICE_TYPE_CPU || prof.vendor == CLPERM_VENDOR_OCLGRIND)
+        cr_assert_eq(got, cpu_default, "%s: %s %d by default", test_device_label(ctx), name, got);
+    else
+        cr_assert(got >= lo && got <= hi && !(got & (got - 1)), "%s: %s %d", test_device_label(ctx), name, got);
 }
 
-/* Rows of 32 work-items: powers of two 4 .. 16, 0 the device's choice (8 where the table has no
- * figure, as on the CPU and simulator devices of the tests). */
-Test(permute, wg_rows_param_bounds) {
+/* Tiles per group: powers of two 1 .. 4, 0 the device's choice (1 on the test's CPU and simulator
+ * devices). Rows of 32 work-items: powers of two 4 .. 16 (8 there). */
+Test(permute, tiles_param_bounds) {
     TEST_EACH_DEVICE(ctx) {
-        int lo = 0, hi = 0, got = -1;
-        cr_assert_eq(clperm_param_bounds(CLPERM_PARAM_PERMUTE_WG_ROWS, &lo, &hi), CLPERM_SUCCESS);
-        cr_assert(lo == 4 && hi == 16);
-        clperm_param p;
-        cr_assert_eq(clperm_param_from_name("permute_wg_rows", &p), CLPERM_SUCCESS);
-        cr_assert_eq(p, CLPERM_PARAM_PERMUTE_WG_ROWS);
-        cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_WG_ROWS, 6), CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
-        cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_PERMUTE_WG_ROWS, 32), CLPERM_ERROR_PARAM_OUT_OF_BOUNDS);
-        cr_assert_eq(clperm_ctx_get_param(ctx, CLPERM_PARAM_PERMUTE_WG_ROWS, &got), CLPERM_SUCCESS);
-        clperm_profile prof;
-        cr_assert_eq(clperm_ctx_profile(ctx, &prof), CLPERM_SUCCESS);
-        if (prof.device_type & CL_DEVICE_TYPE_CPU || prof.vendor == CLPERM_VENDOR_OCLGRIND)
-            cr_assert_eq(got, 8, "%s: %d rows per group by default", test_device_label(ctx), got);
-        else
-            cr_assert(got == 4 || got == 8 || got == 16, "%s: %d rows per group", test_device_label(ctx), got);
+        pow2_param_case(ctx, CLPERM_PARAM_PERMUTE_TILES, "permute_tiles", 1, 4, 3, 8, 1);
+        pow2_param_case(ctx, CLPERM_PARAM_PERMUTE_WG_ROWS, "permute_wg_rows", 4, 16, 6, 32, 8);
     }
 }
 
