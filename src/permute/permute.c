@@ -247,7 +247,6 @@ static clperm_status run_regular(clperm_ctx *ctx, const regular_run *r, cl_mem s
     const char *name = bitrev ? (blocked ? "clperm_bit_reversal_blocked" : "clperm_bit_reversal_tiled")
                        : r->kind == CLPERM_PERMUTE_SHUFFLE ? "clperm_shuffle_tiled"
                                                            : "clperm_unshuffle_tiled";
-    if (!bitrev || blocked) wg_rows = 8;
     CLPERM_TRY(pm_kernel(ctx, r->bytes, 0, tiles, wg_rows, r->naive, trace, name, &k));
     clperm__args a = {k, 0, CL_SUCCESS};
     CLPERM__ARG(a, src);
@@ -367,7 +366,7 @@ static clperm_status regular_conflicts_checked(clperm_ctx *ctx, clperm_permute_k
      * accesses). */
     int tiled = kind == CLPERM_PERMUTE_TRANSPOSE || kind == CLPERM_PERMUTE_BIT_REVERSAL;
     int tiles = clperm__permute_tiles(ctx, kind, elem_size);
-    uint32_t wg_rows = tiled ? (uint32_t)clperm__permute_wg_rows(ctx, kind, elem_size) : 8u;
+    uint32_t wg_rows = (uint32_t)clperm__permute_wg_rows(ctx, kind, elem_size);
     uint64_t groups = regular_groups(&t.run, tiles);
     uint32_t cap = 2u * (32u / wg_rows) * (tiled ? (uint32_t)tiles : 1u);
     return clperm__perm_trace_run(ctx, groups * 32 * wg_rows, cap, clperm__perm_banks(ctx, elem_size), groups,

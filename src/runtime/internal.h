@@ -204,7 +204,7 @@ int clperm__permute_kernel(const clperm_ctx *ctx);
 int clperm__permute_tiles(const clperm_ctx *ctx, clperm_permute_kind kind, size_t bytes);
 /* Rows of 32 work-items per work-group of the local-tile transpose and bit-reversal for items of
  * `bytes`: the caller's CLPERM_PARAM_PERMUTE_WG_ROWS, else the table's, else 8, halved while the
- * work-group is above the device's limit. */
+ * work-group is above the device's limit; 8 for the shuffles, which do not take it. */
 int clperm__permute_wg_rows(const clperm_ctx *ctx, clperm_permute_kind kind, size_t bytes);
 /* The tile sorts' widest tile (CLPERM_PARAM_SORT_WIDTH, else the device's banks, at most 64). */
 int clperm__sort_width(const clperm_ctx *ctx);

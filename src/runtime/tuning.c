@@ -243,6 +243,7 @@ int clperm__permute_tiles(const clperm_ctx *ctx, clperm_permute_kind kind, size_
 }
 
 int clperm__permute_wg_rows(const clperm_ctx *ctx, clperm_permute_kind kind, size_t bytes) {
+    if (kind != CLPERM_PERMUTE_TRANSPOSE && kind != CLPERM_PERMUTE_BIT_REVERSAL) return 8;
     int r = ctx->params[CLPERM_PARAM_PERMUTE_WG_ROWS];
     if (!r && kind == CLPERM_PERMUTE_TRANSPOSE && bytes == 4) r = ctx->tuning.perm_tr_rows_4;
     if (!r) r = 8;
