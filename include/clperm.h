@@ -312,7 +312,14 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
  *                    moving 32 / rows items of every tile. Auto: the device's table (NVIDIA: 4
  *                    for the transpose of 4-byte items), else 8; halved while the work-group is
  *                    above the device's limit. clperm_ctx_get_param reports the value for the
- *                    transpose of 4-byte items. The same items at every value. */
+ *                    transpose of 4-byte items. The same items at every value.
+ *   SORT_REGS        NVIDIA: the most registers per work-item of the device-wide sort's
+ *                    work-group kernels (-cl-nv-maxrregcount; they are then built without
+ *                    their required work-group size, which ptxas would obey over the cap), so
+ *                    that more work-groups fit each multiprocessor. Auto: the device's table by
+ *                    class of job (NVIDIA: 64 for 32-bit keys alone, with their 512 x 16 tile),
+ *                    else no cap. Ignored on other devices. clperm_ctx_get_param reports the
+ *                    value for u32 keys alone (0: no cap). The same keys at every value. */
 #define CLPERM_PARAM_MAP(X)                                                                        \
     X(SCAN_ALGORITHM, 1, 1, 2, 0, "scan_algorithm")                                                \
     X(SG_IMPL, 2, 1, 3, 0, "sg_impl")                                                              \
@@ -336,7 +343,8 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
     X(SORT_ITEMS, 20, 1, 65536, 0, "sort_items")                                                   \
     X(PERMUTE_KERNEL, 21, 1, 3, 0, "permute_kernel")                                               \
     X(PERMUTE_TILES, 22, 1, 4, CLPERM_PARAM_POW2, "permute_tiles")                                \
-    X(PERMUTE_WG_ROWS, 23, 4, 16, CLPERM_PARAM_POW2, "permute_wg_rows")
+    X(PERMUTE_WG_ROWS, 23, 4, 16, CLPERM_PARAM_POW2, "permute_wg_rows")                            \
+    X(SORT_REGS, 24, 16, 255, 0, "sort_regs")
 
 typedef enum clperm_param {
 #define CLPERM_X_ENUM(name, value, lo, hi, flags, text) CLPERM_PARAM_##name = value,

@@ -23,18 +23,20 @@ typedef struct config {
     int algorithm, kernel, rank, bits, wg, items;
     int full;  /* every key and value type; else a few (each pair of widths is a program to build) */
     int small; /* also in the simulator's build */
+    int regs;  /* CLPERM_PARAM_SORT_REGS (NVIDIA's register cap; other devices ignore it) */
 } config;
 
 static const config configs[] = {
-    {"default", 0, 0, 0, 0, 0, 0, 1, 1},
-    {"onesweep, votes", 2, 1, 1, 0, 0, 0, 1, 1},
-    {"serial reduce-then-scan", 1, 2, 0, 0, 0, 0, 0, 1},
-    {"serial reduce-then-scan, 4-bit digits, blocks of 256", 1, 2, 0, 4, 0, 1, 0, 0},
-    {"work-group reduce-then-scan, votes", 1, 1, 1, 0, 64, 4, 0, 1},
-    {"onesweep, votes, 5-bit digits, 32 x 3", 2, 1, 1, 5, 32, 3, 0, 0},
-    {"onesweep, match.any", 2, 1, 2, 0, 0, 0, 0, 1},
-    {"onesweep, tile partition", 2, 1, 3, 0, 64, 4, 0, 1},
-    {"reduce-then-scan, tile partition", 1, 1, 3, 0, 0, 0, 0, 0},
+    {"default", 0, 0, 0, 0, 0, 0, 1, 1, 0},
+    {"onesweep, votes", 2, 1, 1, 0, 0, 0, 1, 1, 0},
+    {"serial reduce-then-scan", 1, 2, 0, 0, 0, 0, 0, 1, 0},
+    {"serial reduce-then-scan, 4-bit digits, blocks of 256", 1, 2, 0, 4, 0, 1, 0, 0, 0},
+    {"work-group reduce-then-scan, votes", 1, 1, 1, 0, 64, 4, 0, 1, 0},
+    {"onesweep, votes, 5-bit digits, 32 x 3", 2, 1, 1, 5, 32, 3, 0, 0, 0},
+    {"onesweep, votes, 512 x 16 at 40 registers", 2, 1, 1, 0, 512, 16, 0, 0, 40},
+    {"onesweep, match.any", 2, 1, 2, 0, 0, 0, 0, 1, 0},
+    {"onesweep, tile partition", 2, 1, 3, 0, 64, 4, 0, 1, 0},
+    {"reduce-then-scan, tile partition", 1, 1, 3, 0, 0, 0, 0, 0, 0},
 };
 #define CONFIGS (sizeof configs / sizeof configs[0])
 
@@ -42,8 +44,12 @@ static const config configs[] = {
 static int apply(clperm_ctx *ctx, const config *cfg) {
     const test_param sets[] = {{CLPERM_PARAM_SORT_ALGORITHM, cfg->algorithm}, {CLPERM_PARAM_SORT_KERNEL, cfg->kernel},
                                {CLPERM_PARAM_SORT_RANK, cfg->rank},           {CLPERM_PARAM_SORT_DIGIT_BITS, cfg->bits},
-                               {CLPERM_PARAM_SORT_WG_SIZE, cfg->wg},          {CLPERM_PARAM_SORT_ITEMS, cfg->items}};
+                               {CLPERM_PARAM_SORT_WG_SIZE, cfg->wg},          {CLPERM_PARAM_SORT_ITEMS, cfg->items},
+                               {CLPERM_PARAM_SORT_REGS, cfg->regs}};
     if (!test_apply_params(ctx, sets, sizeof sets / sizeof sets[0])) return 0;
+    int regs = 0;
+    clperm_ctx_get_param(ctx, CLPERM_PARAM_SORT_REGS, &regs);
+    if (cfg->regs && regs != cfg->regs) return 0; /* a device without the cap (not NVIDIA) */
     /* A sort of no keys plans the kernels: CLPERM_ERROR_UNSUPPORTED when the device cannot run
      * them (match.any off NVIDIA). */
     cl_mem probe = test_buffer(ctx, 8, NULL);
@@ -58,14 +64,15 @@ static int apply(clperm_ctx *ctx, const config *cfg) {
 /* The parameters a configuration runs with, as the context reports them: configurations that
  * come out the same as one already checked on the device are skipped. */
 typedef struct effective {
-    int v[6];
+    int v[7];
 } effective;
 
 static int seen_before(clperm_ctx *ctx, effective *seen, size_t *nseen) {
-    static const clperm_param ps[6] = {CLPERM_PARAM_SORT_ALGORITHM, CLPERM_PARAM_SORT_KERNEL, CLPERM_PARAM_SORT_RANK,
-                                       CLPERM_PARAM_SORT_DIGIT_BITS, CLPERM_PARAM_SORT_WG_SIZE, CLPERM_PARAM_SORT_ITEMS};
+    static const clperm_param ps[7] = {CLPERM_PARAM_SORT_ALGORITHM,  CLPERM_PARAM_SORT_KERNEL,  CLPERM_PARAM_SORT_RANK,
+                                       CLPERM_PARAM_SORT_DIGIT_BITS, CLPERM_PARAM_SORT_WG_SIZE, CLPERM_PARAM_SORT_ITEMS,
+                                       CLPERM_PARAM_SORT_REGS};
     effective e;
-    for (int i = 0; i < 6; i++) clperm_ctx_get_param(ctx, ps[i], &e.v[i]);
+    for (int i = 0; i < 7; i++) clperm_ctx_get_param(ctx, ps[i], &e.v[i]);
     if (e.v[1] == 2) e.v[2] = e.v[4] = 0; /* serial kernels: no ranking, no work-group size */
     for (size_t i = 0; i < *nseen; i++)
         if (memcmp(&seen[i], &e, sizeof e) == 0) return 1;

@@ -59,6 +59,8 @@
 #define CLPERM_KERNEL_ATTRS                                                                        \
     __attribute__((reqd_work_group_size(CLPERM_WG_SIZE, 1, 1)))                                    \
     __attribute__((intel_reqd_sub_group_size(CLPERM_SG_WIDTH)))
+#elif CLPERM_NO_REQD_WG
+#define CLPERM_KERNEL_ATTRS
 #else
 #define CLPERM_KERNEL_ATTRS __attribute__((reqd_work_group_size(CLPERM_WG_SIZE, 1, 1)))
 #endif

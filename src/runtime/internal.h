@@ -87,6 +87,9 @@ typedef struct clperm__tuning {
     int sort_wg_size_32v, sort_items_32v;
     int sort_wg_size_64, sort_items_64;
     int sort_wg_size_64v, sort_items_64v;
+    /* NVIDIA: registers per work-item of its Onesweep kernels, by the same classes (no class
+     * takes another's; CLPERM_PARAM_SORT_REGS); 0: the compiler's choice. */
+    int sort_regs_32, sort_regs_32v, sort_regs_64, sort_regs_64v;
     int sort_rank;            /* CLPERM_PARAM_SORT_RANK */
     int sort_digit_bits;      /* bits per digit */
     int permute_kernel;       /* clperm_permute_kernel of the regular offline permutations */

@@ -147,7 +147,8 @@ static int row_matches(const tuning_row *r, const clperm_profile *p) {
     X(scan_serial_u64) X(scan_groups_per_cu) X(shuffle_kernel) X(shuffle_wg_size) X(shuffle_items)        \
     X(shuffle_serial_items) X(sort_aspect) X(sort_auto) X(rng_wg_size) X(rng_k) X(rng_kernel) X(sort_kernel)   \
     X(sort_wg_size) X(sort_items_32) X(sort_wg_size_32v) X(sort_items_32v) X(sort_wg_size_64) X(sort_items_64)  \
-    X(sort_wg_size_64v) X(sort_items_64v) X(sort_rank) X(sort_digit_bits) X(permute_kernel) X(perm_fusion)  \
+    X(sort_wg_size_64v) X(sort_items_64v) X(sort_regs_32) X(sort_regs_32v) X(sort_regs_64) X(sort_regs_64v)   \
+    X(sort_rank) X(sort_digit_bits) X(permute_kernel) X(perm_fusion)                                       \
     X(perm_tiles_4) X(perm_tiles_8) X(perm_rev_tiles_4) X(perm_rev_tiles_8) X(perm_tr_rows_4)
 
 void clperm__tuning_init(const clperm_profile *p, clperm__tuning *t) {
@@ -283,7 +284,8 @@ int clperm__param_value(const clperm_ctx *ctx, clperm_param param) {
     case CLPERM_PARAM_SORT_RANK:
     case CLPERM_PARAM_SORT_DIGIT_BITS:
     case CLPERM_PARAM_SORT_WG_SIZE:
-    case CLPERM_PARAM_SORT_ITEMS: return clperm__radix_param(ctx, param);
+    case CLPERM_PARAM_SORT_ITEMS:
+    case CLPERM_PARAM_SORT_REGS: return clperm__radix_param(ctx, param);
     case CLPERM_PARAM_PERMUTE_KERNEL: return clperm__permute_kernel(ctx);
     case CLPERM_PARAM_PERMUTE_TILES: return clperm__permute_tiles(ctx, CLPERM_PERMUTE_TRANSPOSE, 4);
     case CLPERM_PARAM_PERMUTE_WG_ROWS: return clperm__permute_wg_rows(ctx, CLPERM_PERMUTE_TRANSPOSE, 4);

@@ -25,15 +25,19 @@ static int has_extension(const clperm_ctx *ctx, const char *name) {
 }
 
 /* The work-group kernels' tile for the job's class (clperm__tuning), unless the parameters set it:
- * work-items no more than the device allows, keys per work-item at most 32. */
-static void tile_shape(const clperm_ctx *ctx, size_t ks, size_t vs, size_t *wg, unsigned *items) {
+ * work-items no more than the device allows, keys per work-item at most 32; and, on NVIDIA, the
+ * class's cap on registers per work-item (0: none). */
+static void tile_shape(const clperm_ctx *ctx, size_t ks, size_t vs, size_t *wg, unsigned *items, int *regs) {
     const clperm__tuning *t = &ctx->tuning;
     int w = ks == 8 ? t->sort_wg_size_64 : t->sort_wg_size, k = ks == 8 ? t->sort_items_64 : t->sort_items_32;
     int wv = ks == 8 ? t->sort_wg_size_64v : t->sort_wg_size_32v, kv = ks == 8 ? t->sort_items_64v : t->sort_items_32v;
+    int r = vs ? (ks == 8 ? t->sort_regs_64v : t->sort_regs_32v) : (ks == 8 ? t->sort_regs_64 : t->sort_regs_32);
     if (vs && wv) w = wv;
     if (vs && kv) k = kv;
     if (ctx->params[CLPERM_PARAM_SORT_WG_SIZE]) w = ctx->params[CLPERM_PARAM_SORT_WG_SIZE];
     if (ctx->params[CLPERM_PARAM_SORT_ITEMS]) k = ctx->params[CLPERM_PARAM_SORT_ITEMS];
+    if (ctx->params[CLPERM_PARAM_SORT_REGS]) r = ctx->params[CLPERM_PARAM_SORT_REGS];
+    *regs = ctx->profile.vendor == CLPERM_VENDOR_NVIDIA ? r : 0;
     *wg = (size_t)w;
     while (*wg > ctx->profile.max_work_group_size && *wg > 32) *wg >>= 1;
     *items = k > 32 ? 32u : (unsigned)k;
@@ -84,7 +88,7 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
     } else {
         clperm_sg_impl impl;
         cl_uint width;
-        tile_shape(ctx, ks, vs, &p->wg, &p->items);
+        tile_shape(ctx, ks, vs, &p->wg, &p->items, &p->regs);
         clperm__sg_choice(ctx, p->wg, &impl, &width);
         CLPERM_RETURN_IF(width == 0 || p->wg % width != 0, CLPERM_ERROR_UNSUPPORTED);
         size_t sg_max = impl == CLPERM_SG_IMPL_KHR ? p->wg : p->wg / width;
@@ -111,6 +115,11 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
              "-DCLPERM_SORT_TRACE=%d -DCLPERM_SORT_UNROLL=%d",
              ks == 8, vs, p->digit_bits, p->items, p->rank, p->count64, atom64, (unsigned long long)p->sub, trace,
              (ctx->profile.device_type & CL_DEVICE_TYPE_GPU) != 0);
+    if (p->regs) {
+        /* ptxas takes the cap only where the kernels do not require their work-group size. */
+        size_t len = strlen(p->options);
+        snprintf(p->options + len, sizeof p->options - len, " -DCLPERM_NO_REQD_WG=1 -cl-nv-maxrregcount=%d", p->regs);
+    }
     return CLPERM_SUCCESS;
 }
 
@@ -126,6 +135,7 @@ int clperm__radix_param(const clperm_ctx *ctx, clperm_param param) {
     case CLPERM_PARAM_SORT_DIGIT_BITS: return (int)p.digit_bits;
     case CLPERM_PARAM_SORT_WG_SIZE: return (int)p.wg;
     case CLPERM_PARAM_SORT_ITEMS: return p.serial ? (int)(p.tile / 256) : (int)p.items;
+    case CLPERM_PARAM_SORT_REGS: return p.regs;
     default: return 0;
     }
 }

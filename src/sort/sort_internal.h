@@ -36,6 +36,7 @@ typedef struct clperm__radix_plan {
     unsigned passes;
     size_t wg;           /* work-items per work-group (1 for serial kernels) */
     unsigned items;      /* work-group kernels: keys per work-item */
+    int regs;            /* NVIDIA: registers per work-item (-cl-nv-maxrregcount); 0: no cap */
     uint64_t tile;       /* keys per tile (block, for serial kernels) */
     uint64_t tiles;
     uint64_t sub;        /* rank 3: keys per partitioned sub-segment */
