@@ -385,6 +385,12 @@ SORT_UNROLL
         key[j] = e < valid ? kin[base + e] : (sort_key)0;
         dig[j] = e < valid ? SORT_DIGIT(key[j], px, nx, shift, mask) : mask; /* padding sorts last */
     }
+#if CLPERM_SORT_VALUE_BYTES && CLPERM_NVIDIA
+    /* The tile's values into L2 while the keys are ranked, one 128-byte line a work-item, so
+     * that their loads after the keys' writes find them there. */
+    for (uint e = lid * (128u / (uint)sizeof(sort_val)); e < valid; e += SORT_WG * (128u / (uint)sizeof(sort_val)))
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(vin + base + e));
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     /* Rank within the subgroup, round by round. */
 SORT_UNROLL
