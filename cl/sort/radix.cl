@@ -19,8 +19,9 @@
  *   clperm_radix_bins       one work-group per pass: the exclusive scan of the pass's digit
  *                           counts (where each digit starts in the output); zeroes the counts.
  *   clperm_radix_onesweep   one pass: tiles in the order a counter hands them out; each ranks its
- *                           keys by digit in local memory, publishes its digit counts, looks back
- *                           over earlier tiles' (decoupled look-back, one digit per work-item),
+ *                           keys by digit in local memory, publishes its digit counts as soon as
+ *                           they are known, looks back over earlier tiles' (decoupled look-back,
+ *                           one digit per work-item, SORT_LOOK_WINDOW tiles' words at a time),
  *                           and writes its keys (and values) out, each digit's keys together.
  *   clperm_radix_count      reduce-then-scan: the digit counts of each tile, digit-major.
  *   clperm_radix_scatter    reduce-then-scan: the Onesweep pass with the tile's offsets read from
@@ -156,27 +157,44 @@ inline ulong sort_peek(volatile __global ulong *p) {
 #endif
 }
 
-/* Publishes `count` for digit word p of tile `tile`, walks back over earlier tiles' words of the
- * digit (stride R) to the nearest inclusive prefix, publishes this tile's, and returns the count
- * of the digit over earlier tiles. */
+/* Predecessor tiles whose words one look-back step reads at once. */
+#ifndef SORT_LOOK_WINDOW
+#define SORT_LOOK_WINDOW 4
+#endif
+
+/* Publishes a tile's count of one digit at word p, as soon as the tile has it: the aggregate, or
+ * for tile 0 the inclusive prefix. */
+inline void sort_publish_count(volatile __global ulong *p, uint tile, uint epoch, ulong count) {
+    sort_publish(p, epoch, tile ? SORT_FLAG_AGG : SORT_FLAG_INCL, count);
+}
+
+/* After sort_publish_count: walks back over earlier tiles' words of the digit (stride R),
+ * SORT_LOOK_WINDOW tiles' words loaded at once, to the nearest inclusive prefix; publishes this
+ * tile's inclusive prefix and returns the count of the digit over earlier tiles. */
 inline ulong sort_look_back(volatile __global ulong *p, uint tile, ulong count, uint epoch) {
-    if (tile == 0) {
-        sort_publish(p, epoch, SORT_FLAG_INCL, count);
-        return 0;
-    }
-    sort_publish(p, epoch, SORT_FLAG_AGG, count);
     ulong excl = 0;
     volatile __global ulong *q = p;
-    for (uint t = tile; t > 0; t--) {
-        q -= SORT_R;
-        ulong w;
-        do {
-            w = sort_peek(q);
-        } while ((uint)(w >> 40) != epoch);
-        excl += w & SORT_COUNT_MASK;
-        if (((w >> 38) & 3ul) == SORT_FLAG_INCL) break;
+    for (uint t = tile; t > 0;) {
+        const uint m = min(t, (uint)SORT_LOOK_WINDOW);
+        ulong w[SORT_LOOK_WINDOW];
+        int found = 0;
+#pragma unroll
+        for (uint i = 0; i < SORT_LOOK_WINDOW; i++)
+            if (i < m) w[i] = sort_peek(q - (ulong)(i + 1) * SORT_R);
+#pragma unroll
+        for (uint i = 0; i < SORT_LOOK_WINDOW; i++) {
+            if (i < m && !found) {
+                ulong x = w[i];
+                while ((uint)(x >> 40) != epoch) x = sort_peek(q - (ulong)(i + 1) * SORT_R);
+                excl += x & SORT_COUNT_MASK;
+                found = ((x >> 38) & 3ul) == SORT_FLAG_INCL;
+            }
+        }
+        if (found) break;
+        t -= m;
+        q -= (ulong)m * SORT_R;
     }
-    sort_publish(p, epoch, SORT_FLAG_INCL, excl + count);
+    if (tile) sort_publish(p, epoch, SORT_FLAG_INCL, excl + count);
     return excl;
 }
 
@@ -426,6 +444,9 @@ SORT_UNROLL
             }
             SORT_T(SORT_TB_TCOUNT + d);
             tcount[d] = acc;
+            /* Published now, before the scan and the exchange, so that later tiles looking back
+             * find it sooner. */
+            if (prefix == SORT_PREFIX_LOOKBACK) sort_publish_count(status + (ulong)tile * SORT_R + d, tile, epoch, acc);
         } else {
             for (uint s = 0; s < 2 * SORT_NSG + 1; s++) SORT_T(SORT_IDLE);
         }
@@ -471,6 +492,7 @@ SORT_UNROLL
             acc += c;
         }
         tcount[d] = acc;
+        if (prefix == SORT_PREFIX_LOOKBACK) sort_publish_count(status + (ulong)tile * SORT_R + d, tile, epoch, acc);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     sort_scan_digits(tcount, tstart, sg_tot, scr, &total);
