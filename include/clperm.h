@@ -319,7 +319,13 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
  *                    that more work-groups fit each multiprocessor. Auto: the device's table by
  *                    class of job (NVIDIA: 64 for 32-bit keys alone, with their 512 x 16 tile),
  *                    else no cap. Ignored on other devices. clperm_ctx_get_param reports the
- *                    value for u32 keys alone (0: no cap). The same keys at every value. */
+ *                    value for u32 keys alone (0: no cap). The same keys at every value.
+ *   SEGMENT_SORT     clperm_sort_segmented's segments of up to 4096 4-byte keys without values:
+ *                    1 the tile sorts (CLPERM_TILE_SORT_AUTO; stable), 2 a bitonic network held
+ *                    in registers, work-items trading keys through subgroup shuffles and local
+ *                    memory (not stable, which keys alone cannot show). Auto: 2 where the
+ *                    device's table gives the network's keys per work-item (GPUs and other
+ *                    devices but CPUs), else 1. The same keys at every value. */
 #define CLPERM_PARAM_MAP(X)                                                                        \
     X(SCAN_ALGORITHM, 1, 1, 2, 0, "scan_algorithm")                                                \
     X(SG_IMPL, 2, 1, 3, 0, "sg_impl")                                                              \
@@ -344,7 +350,8 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
     X(PERMUTE_KERNEL, 21, 1, 3, 0, "permute_kernel")                                               \
     X(PERMUTE_TILES, 22, 1, 4, CLPERM_PARAM_POW2, "permute_tiles")                                \
     X(PERMUTE_WG_ROWS, 23, 4, 16, CLPERM_PARAM_POW2, "permute_wg_rows")                            \
-    X(SORT_REGS, 24, 16, 255, 0, "sort_regs")
+    X(SORT_REGS, 24, 16, 255, 0, "sort_regs")                                                      \
+    X(SEGMENT_SORT, 25, 1, 2, 0, "segment_sort")
 
 typedef enum clperm_param {
 #define CLPERM_X_ENUM(name, value, lo, hi, flags, text) CLPERM_PARAM_##name = value,
@@ -780,7 +787,9 @@ typedef struct clperm_segments {
 
 /* Sorts every segment of req's keys (and values) in place, each on its own, stable, in req's
  * order. Segments of any lengths, empty ones included. Short segments go to the tile sorts,
- * grouped by size so that a work-group sorts segments of about its tile's length; longer ones
+ * grouped by size so that a work-group sorts segments of about its tile's length (4-byte keys
+ * without values, up to 4096 a segment, to a bitonic network held in registers, whose swaps of
+ * equal keys no output can show: CLPERM_PARAM_SEGMENT_SORT); longer ones
  * to a work-group each; the longest to the device-wide sort. The offsets are checked on the
  * device before anything is written to the caller's buffers: a kernel that writes only to the
  * context's scratch, then a blocking read of a few words, so this call waits for the commands
@@ -818,6 +827,15 @@ CLPERM_API clperm_status clperm_sort_segmented_host(const clperm_sort_host_reque
  * distinct values give different counts. Blocking; for tests and reports. */
 CLPERM_API clperm_status clperm_sort_rank_conflicts(clperm_ctx *ctx, const uint32_t *keys, uint64_t n,
                                                     clperm_conflict_report *out);
+/* Bank conflicts of the segmented sort's register network (CLPERM_PARAM_SEGMENT_SORT 2) on one
+ * work-group of segments of `segment` u32 keys (2..4096): its exchanges through local memory
+ * recorded and checked as for clperm_sort_rank_conflicts (shape.w 32, shape.m the keys per
+ * work-item). Exchanges within a subgroup go through shuffles where the device has them, and are
+ * not counted. The addresses do not depend on the keys. CLPERM_ERROR_UNSUPPORTED where the
+ * network is off or its work-group is not whole subgroups of 32. Blocking; for tests and
+ * reports. */
+CLPERM_API clperm_status clperm_sort_segmented_conflicts(clperm_ctx *ctx, uint64_t segment,
+                                                         clperm_conflict_report *out);
 
 /* ---------------------------------------------------------------------------------------------
  * Offline permutations (Kasagi, Nakano, Ito: "Offline permutation on the CUDA-enabled GPU"):

@@ -2,7 +2,8 @@
  * specials included) and is stable; every device gives the reference's keys and values bit for
  * bit with every algorithm, kernel kind and tile ranking it can run, at awkward sizes around its
  * tile, for every key and value type, ascending, descending and in bit ranges; the segmented sort
- * with empty, huge and tile-sized segments; bad input is refused before anything is written. */
+ * with empty, huge and tile-sized segments, and through its register network; bad input is
+ * refused before anything is written. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -591,6 +592,58 @@ Test(sort_segmented, bad_offsets_refused) {
             cr_assert_eq(clperm_sort_segmented(ctx, &req, &segs, 0, NULL, NULL), CLPERM_ERROR_INVALID_TYPE);
             clReleaseMemObject(dk);
             clReleaseMemObject(doff);
+        }
+    }
+}
+
+/* The register network of 4-byte keys alone (CLPERM_PARAM_SEGMENT_SORT 2, forced on every
+ * device): uniform segments of every padded length from 2 to the longest it takes, lengths of a
+ * power of two and not, ascending and descending, f32's special values; the listed segments of a
+ * mix; and its local exchanges free of bank conflicts. */
+Test(sort_segmented, register_network) {
+    uint64_t seed = test_seed();
+    cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
+#ifdef CLPERM_TEST_SMALL
+    const uint64_t lengths[] = {2, 3, 33, 256, 257};
+    const size_t segments = 3;
+#else
+    const uint64_t lengths[] = {2, 3, 4, 7, 8, 31, 32, 33, 64, 100, 128, 255, 256, 257, 512, 1000, 1024, 2047, 2048,
+                                4095, 4096};
+    const size_t segments = 21;
+#endif
+    const uint64_t mix[] = {0, 1, 2, 3, 5, 17, 33, 64, 65, 255, 256, 257, 1000, 2048, 4096, 3000, 0, 2};
+    TEST_EACH_DEVICE(ctx) {
+        int mode = 0;
+        cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_SEGMENT_SORT, 2), CLPERM_SUCCESS);
+        cr_assert_eq(clperm_ctx_get_param(ctx, CLPERM_PARAM_SEGMENT_SORT, &mode), CLPERM_SUCCESS);
+        cr_assert_eq(mode, 2, "%s: the register network is not taken", test_device_label(ctx));
+        for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+            uint64_t same[21];
+            for (size_t i = 0; i < segments; i++) same[i] = lengths[l];
+            size_t t = l % 3;
+            int desc = (l / 3) & 1;
+            check_segmented(ctx, key_types[t], 0, CLPERM_TYPE_U32, same, segments, 0, 3,
+                            (clperm_sort_order){desc, 0, 0}, t == 2 ? SPECIAL : l & 1 ? FEW : RANDOM, seed + l);
+        }
+        for (size_t t = 0; t < 3; t++)
+            check_segmented(ctx, key_types[t], 0, t & 1 ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32, mix,
+                            sizeof mix / sizeof mix[0], 1, 2, (clperm_sort_order){(int)(t == 1), 0, 0},
+                            t == 2 ? SPECIAL : RANDOM, seed + 100 + t);
+        const uint64_t traced[] = {2, 256, 4096};
+        for (size_t i = 0; i < sizeof traced / sizeof traced[0]; i++) {
+            clperm_conflict_report r;
+            clperm_status st = clperm_sort_segmented_conflicts(ctx, traced[i], &r);
+            if (st == CLPERM_ERROR_UNSUPPORTED) continue; /* a work-group narrower than 32 */
+            cr_assert_eq(st, CLPERM_SUCCESS, "%s: %s\n%s", test_device_label(ctx), clperm_status_name(st),
+                         clperm_ctx_build_log(ctx));
+            cr_log_info("%s: register network, segments of %llu, %u keys a work-item: %llu accesses in %llu steps "
+                        "of %llu subgroups, %llu conflicts",
+                        test_device_label(ctx), (unsigned long long)traced[i], r.shape.m,
+                        (unsigned long long)r.accesses, (unsigned long long)r.steps, (unsigned long long)r.tiles,
+                        (unsigned long long)r.conflicts);
+            cr_assert_eq(r.conflicts, 0, "segments of %llu: %llu conflicts", (unsigned long long)traced[i],
+                         (unsigned long long)r.conflicts);
+            if (traced[i] == 4096) cr_assert_gt(r.accesses, 0, "segments of 4096 exchanged nothing in local memory");
         }
     }
 }

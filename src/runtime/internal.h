@@ -90,6 +90,7 @@ typedef struct clperm__tuning {
     /* NVIDIA: registers per work-item of its Onesweep kernels, by the same classes (no class
      * takes another's; CLPERM_PARAM_SORT_REGS); 0: the compiler's choice. */
     int sort_regs_32, sort_regs_32v, sort_regs_64, sort_regs_64v;
+    int seg_reg_items;        /* the register network of short segments: keys per work-item (0: off) */
     int sort_rank;            /* CLPERM_PARAM_SORT_RANK */
     int sort_digit_bits;      /* bits per digit */
     int permute_kernel;       /* clperm_permute_kernel of the regular offline permutations */
@@ -215,6 +216,9 @@ int clperm__sort_width(const clperm_ctx *ctx);
  * keys uses them: the parameter, else the device's choice (src/sort/radix.c); for serial kernels
  * with automatic blocks, the smallest block. */
 int clperm__radix_param(const clperm_ctx *ctx, clperm_param param);
+/* CLPERM_PARAM_SEGMENT_SORT as the segmented sort uses it: 2 where the register network runs
+ * (src/tile/registers.c), else 1. */
+int clperm__segment_sort(const clperm_ctx *ctx);
 
 /* ---- scan and shuffle internals (the context is locked by the caller) ---- */
 clperm_status clperm__scan(clperm_ctx *ctx, clperm_type type, cl_mem src, cl_mem dst, uint64_t n,

@@ -1,6 +1,7 @@
 /* The segmented sort: the segments checked and grouped by length on the device (cl/sort/segments.cl),
  * a small blocking read of what was found, then each group sorted by the kernel that suits it:
- * the tile sorts for short segments, a work-group (or on CPUs a work-item) per longer segment,
+ * the tile sorts for short segments (for 4-byte keys alone the register network,
+ * src/tile/registers.c), a work-group (or on CPUs a work-item) per longer segment,
  * the device-wide sort for the longest. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,8 +146,12 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
     /* Short segments to the tile sorts by size class (the work-group kernels' devices, whole keys:
      * the tile sorts compare the whole order-preserving form); the rest to the radix kernels. */
     sp.tile_classes = 0;
-    if (!rp.serial && job.bits.lo == 0 && job.bits.hi == job.bits.width) {
+    int whole = job.bits.lo == 0 && job.bits.hi == job.bits.width;
+    uint64_t reg_max = whole && job.value_bytes == 0 ? clperm__reg_sort_max(ctx, job.key_type) : 0;
+    uint32_t px = (uint32_t)job.bits.pos_xor, nx = (uint32_t)job.bits.neg_xor;
+    if (!rp.serial && whole) {
         uint64_t max = clperm__tile_sort_max(ctx, job.key_type, job.value_bytes != 0);
+        if (reg_max > max) max = reg_max;
         while (sp.tile_classes < 20 && (UINT64_C(2) << sp.tile_classes) <= max) sp.tile_classes++;
     }
     sp.huge = SEG_HUGE;
@@ -158,13 +163,18 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
     cl_uint hdr[HDR_WORDS];
     CLPERM_TRY(classify(ctx, &sp, segs, job.n, num_events, events, hdr));
     CLPERM_RETURN_IF(hdr[0], CLPERM_ERROR_INVALID_ARGUMENT);
-    /* Segments all of one length from the start, within a tile, in the tile sorts' order: one
-     * tile sort. */
+    /* Segments all of one length from the start, within a tile: one launch of the register
+     * network, else (work-group kernels, the tile sorts' order) of the tile sort. */
     cl_ulong first_offset, length;
     memcpy(&first_offset, &hdr[2 + 2 * SEG_CLASSES], 8);
     memcpy(&length, &hdr[4 + 2 * SEG_CLASSES], 8);
-    if (!hdr[1] && first_offset == 0 && length >= 2 && !job.bits.descending && job.bits.lo == 0 &&
-        job.bits.hi == job.bits.width && job.value_bytes != 8 &&
+    int uniform = !hdr[1] && first_offset == 0 && length >= 2;
+    if (uniform && length <= reg_max) {
+        CLPERM_TRY(clperm__reg_sort(ctx, job.keys, segs->count * length, length, px, nx, NULL, 0, 0));
+        ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
+        return clperm__empty_call(ctx, 0, NULL, event);
+    }
+    if (uniform && !job.bits.descending && whole && job.value_bytes != 8 &&
         length <= clperm__tile_sort_max(ctx, job.key_type, job.value_bytes != 0)) {
         CLPERM_TRY(clperm__tile_sort(ctx, job.key_type, job.keys, job.values, segs->count * length, length, 0, NULL,
                                      NULL));
@@ -178,7 +188,9 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
     clperm_status st = fill_lists(ctx, &sp, segs);
     uint64_t first = 0;
     for (unsigned c = 1; st == CLPERM_SUCCESS && c <= sp.tile_classes; first += hdr[2 + c], c++)
-        if (hdr[2 + c])
+        if (hdr[2 + c] && (UINT64_C(1) << c) <= reg_max)
+            st = clperm__reg_sort(ctx, job.keys, 0, UINT64_C(1) << c, px, nx, list, first, hdr[2 + c]);
+        else if (hdr[2 + c])
             st = clperm__tile_sort_list(ctx, job.key_type, job.keys, job.values, job.value_bytes, list, first,
                                         hdr[2 + c], UINT64_C(1) << c, job.bits.descending);
     cl_mem own_keys = NULL, own_values = NULL;

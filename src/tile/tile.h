@@ -4,7 +4,8 @@
  * Files: plan.c (the shape search, the register networks, a plan's kernel), sort.c (the tile
  * sorts and the stable partitions they make), partition.c (the partitions and the counting
  * partition), transpose.c (batched transposes), trace.c (the bank-conflict trace, a layer over
- * the operations) and host.c (the host references). */
+ * the operations), host.c (the host references) and registers.c (the segmented sort's register
+ * network). */
 #ifndef CLPERM_TILE_H
 #define CLPERM_TILE_H
 
@@ -122,6 +123,16 @@ uint64_t clperm__tile_sort_max(const clperm_ctx *ctx, clperm_key_type type, int 
 clperm_status clperm__tile_sort_list(clperm_ctx *ctx, clperm_key_type type, cl_mem keys, cl_mem values,
                                      size_t value_bytes, cl_mem list, uint64_t first, uint64_t count, uint64_t segment,
                                      int descending);
+
+/* The register network of segments of 4-byte keys alone (registers.c, cl/tile/registers.cl; not
+ * stable): the longest segment it takes for keys of `type` (0: none, where CLPERM_PARAM_SEGMENT_SORT
+ * or the device's table turns it off, or keys of 8 bytes), and its sort of uniform segments of
+ * `segment` keys among n (list NULL) or of list entries [first, first + count) as
+ * clperm__tile_sort_list takes them (lengths up to `segment`), each key ordered by
+ * CLPERM_SORT_ORDER with the two masks. */
+uint64_t clperm__reg_sort_max(const clperm_ctx *ctx, clperm_key_type type);
+clperm_status clperm__reg_sort(clperm_ctx *ctx, cl_mem keys, uint64_t n, uint64_t segment, uint32_t pos_xor,
+                               uint32_t neg_xor, cl_mem list, uint64_t first, uint64_t count);
 
 /* ---- the bank-conflict trace (trace.c) ----
  * A kernel built to trace (cl/tile/common.h: -DCLPERM_TS_TRACE=1, every local-memory access

@@ -1,0 +1,190 @@
+/*
+ * Short segments of 4-byte keys, keys alone, by Batcher's bitonic network held in registers; after
+ * cl/common/subgroup.h and cl/sort/sort_key.h.
+ *
+ * A work-group holds CLPERM_WG_SIZE * CLPERM_RS_N places: work-item t the places t*N .. t*N + N-1,
+ * one segment every CLPERM_RS_T places (the segment padded with the largest ordered key to T, a
+ * power of two). The network is the form in which every compare-exchange puts the smaller key at
+ * the lower place: each merge of runs of k/2 into runs of k first compares mirrored places, i
+ * against i ^ (k - 1), then halves as usual, i against i ^ j. Places of one work-item meet in its
+ * registers; places of two work-items of one subgroup through the subgroup layer's shuffles
+ * (CLPERM_RS_SPAN lanes apart at most); the others through local memory, each work-item's N keys
+ * in N + 1 words (N odd: N), so that the 32 words of a subgroup's store or load lie in distinct
+ * banks, in two buffers taken in turn, so that one barrier an exchange suffices.
+ *
+ * Not stable: equal keys may trade places, which keys alone cannot show (keys of one ordered form
+ * have the same bits).
+ *
+ * Options:
+ *   CLPERM_RS_N      keys per work-item, a power of two
+ *   CLPERM_RS_T      places per segment, a power of two, N <= T <= CLPERM_WG_SIZE * N
+ *   CLPERM_RS_POS, CLPERM_RS_NEG  the masks of CLPERM_SORT_ORDER (cl/sort/sort_key.h): named in
+ *                    the options, so that u32 keys in ascending order take no instruction for it
+ *   CLPERM_RS_LIST   1: segment g of the launch is keys [rs_list[2e], + rs_list[2e + 1]),
+ *                    e = rs_first + g, g < n (the segmented sort's lists); 0: keys [g*seg, + seg)
+ *   CLPERM_RS_TRACE  1: every local-memory access recorded for the bank-conflict count, as
+ *                    cl/tile/common.h records (two more arguments: the trace and its capacity)
+ */
+#ifndef CLPERM_RS_N
+#error "CLPERM_RS_N must be defined"
+#endif
+#ifndef CLPERM_RS_T
+#error "CLPERM_RS_T must be defined"
+#endif
+#if !defined(CLPERM_RS_POS) || !defined(CLPERM_RS_NEG)
+#error "CLPERM_RS_POS and CLPERM_RS_NEG must be defined"
+#endif
+#ifndef CLPERM_RS_LIST
+#define CLPERM_RS_LIST 0
+#endif
+#ifndef CLPERM_RS_TRACE
+#define CLPERM_RS_TRACE 0
+#endif
+#if CLPERM_SG_IMPL == CLPERM_SG_USE_PTX ||                                                         \
+    (CLPERM_SG_IMPL == CLPERM_SG_USE_KHR && (defined(cl_khr_subgroup_shuffle) || defined(cl_intel_subgroups)))
+#define CLPERM_RS_SPAN CLPERM_SG_WIDTH
+#else
+#define CLPERM_RS_SPAN 1
+#endif
+/* Loops over a work-item's registers unroll in full on NVIDIA (cl/tile/common.h says why not
+ * elsewhere). Whole segments load through a uint4 pointer, and store through one on NVIDIA, whose
+ * compiler makes four 32-bit accesses of vload4 and vstore4 on a uint pointer (it cannot see the
+ * alignment); elsewhere they store by vstore4, since Oclgrind (21.10) takes a vector stored
+ * through such a cast for uninitialised. */
+#if defined(CLPERM_NVIDIA) && CLPERM_NVIDIA
+#define CLPERM_RS_UNROLL _Pragma("unroll")
+#define CLPERM_RS_STORE4(v, q, p) (((__global uint4 *)(p))[q] = (v))
+#else
+#define CLPERM_RS_UNROLL
+#define CLPERM_RS_STORE4(v, q, p) vstore4(v, q, p)
+#endif
+
+#define CLPERM_RS_W (CLPERM_RS_T / CLPERM_RS_N)        /* work-items per segment */
+#define CLPERM_RS_G (CLPERM_WG_SIZE / CLPERM_RS_W)     /* segments per work-group */
+#define CLPERM_RS_S (CLPERM_RS_N + 1 - (CLPERM_RS_N & 1)) /* local words per work-item */
+
+#if CLPERM_RS_LIST
+#define CLPERM_RS_LIST_PARAMS , const __global ulong *rs_list, ulong rs_first
+#else
+#define CLPERM_RS_LIST_PARAMS
+#endif
+
+/* The trace: per work-item a record of cap + 1 words, word 0 the steps made, word 1 + s the word
+ * address of step s (src/tile/tile.h). Every work-item makes the same steps. */
+#if CLPERM_RS_TRACE
+#define CLPERM_RS_TRACE_PARAMS , __global uint *rs_trace, uint rs_trace_cap
+#define CLPERM_RS_NOTE(addr)                                                                       \
+    (rs_step < rs_trace_cap ? (rs_rec[1 + rs_step] = (uint)(addr)) : 0u, rs_step++)
+#else
+#define CLPERM_RS_TRACE_PARAMS
+#define CLPERM_RS_NOTE(addr) 0u
+#endif
+
+/* A key's ordered form and back: the mask that gives a key whose sign agrees with it. */
+#define CLPERM_RS_ORDER(k) CLPERM_SORT_ORDER(k, 32, CLPERM_RS_POS, CLPERM_RS_NEG)
+#define CLPERM_RS_UNORDER(o) ((((o) ^ CLPERM_RS_POS) >> 31) ? (o) ^ CLPERM_RS_NEG : (o) ^ CLPERM_RS_POS)
+
+/* Compare-exchange of registers x < y: the smaller to x. */
+#define CLPERM_RS_CX(a, x, y)                                                                      \
+    do {                                                                                           \
+        uint rs_lo = min(a[x], a[y]), rs_hi = max(a[x], a[y]);                                     \
+        a[x] = rs_lo;                                                                              \
+        a[y] = rs_hi;                                                                              \
+    } while (0)
+
+__kernel __attribute__((reqd_work_group_size(CLPERM_WG_SIZE, 1, 1))) void
+clperm_sort_registers(__global uint *keys, ulong n, ulong seg CLPERM_RS_LIST_PARAMS CLPERM_RS_TRACE_PARAMS) {
+    __local uint xb[2][CLPERM_WG_SIZE * CLPERM_RS_S];
+#if CLPERM_RS_SPAN > 1
+    CLPERM_SG_SCRATCH_DECL(scr);
+    const uint lane = clperm_sg_lane();
+#endif
+    const uint t = (uint)get_local_id(0), r = t % CLPERM_RS_W, i0 = r * CLPERM_RS_N;
+    const ulong g = (ulong)get_group_id(0) * CLPERM_RS_G + t / CLPERM_RS_W;
+#if CLPERM_RS_LIST
+    const ulong base = g < n ? rs_list[2 * (rs_first + g)] : 0;
+    const uint len = g < n ? (uint)min(seg, rs_list[2 * (rs_first + g) + 1]) : 0u;
+#else
+    const ulong base = g * seg;
+    const uint len = base < n ? (uint)min(seg, n - base) : 0u;
+#endif
+#if CLPERM_RS_TRACE
+    __global uint *rs_rec = rs_trace + ((size_t)get_group_id(0) * CLPERM_WG_SIZE + t) * (rs_trace_cap + 1);
+    uint rs_step = 0;
+#endif
+    uint a[CLPERM_RS_N];
+    /* Whole segments of T keys start at multiples of T, so of 16 bytes: vector loads. */
+#if CLPERM_RS_N >= 4 && !CLPERM_RS_LIST
+    if (len == CLPERM_RS_T) {
+        CLPERM_RS_UNROLL for (uint q = 0; q < CLPERM_RS_N / 4; q++) {
+            uint4 v = ((const __global uint4 *)(keys + base + i0))[q];
+            a[4 * q] = CLPERM_RS_ORDER(v.x);
+            a[4 * q + 1] = CLPERM_RS_ORDER(v.y);
+            a[4 * q + 2] = CLPERM_RS_ORDER(v.z);
+            a[4 * q + 3] = CLPERM_RS_ORDER(v.w);
+        }
+    } else
+#endif
+    {
+        CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) a[e] =
+            i0 + e < len ? CLPERM_RS_ORDER(keys[base + i0 + e]) : 0xFFFFFFFFu;
+    }
+
+    uint ping = 0;
+    CLPERM_RS_UNROLL for (uint k = 2; k <= CLPERM_RS_T; k <<= 1) {
+        CLPERM_RS_UNROLL for (uint j = k >> 1; j > 0; j >>= 1) {
+            const int mirror = j == (k >> 1);
+            if (j < CLPERM_RS_N) {
+                CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) if ((e & j) == 0) {
+                    if (mirror)
+                        CLPERM_RS_CX(a, e, e ^ (k - 1));
+                    else
+                        CLPERM_RS_CX(a, e, e ^ j);
+                }
+                continue;
+            }
+            /* Work-items d apart; the mirrored compare reads the partner's registers reversed. */
+            const uint d = j / CLPERM_RS_N, m = mirror ? k / CLPERM_RS_N - 1 : d;
+            const int lower = (t & d) == 0;
+            uint b[CLPERM_RS_N];
+#if CLPERM_RS_SPAN > 1
+            if (d < CLPERM_RS_SPAN) {
+                CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) b[e] =
+                    clperm_sg_shuffle_u32(a[mirror ? CLPERM_RS_N - 1 - e : e], lane ^ m, scr);
+            } else
+#endif
+            {
+                __local uint *x = xb[ping];
+                ping ^= 1;
+                CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
+                    CLPERM_RS_NOTE(t * CLPERM_RS_S + e);
+                    x[t * CLPERM_RS_S + e] = a[e];
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+                CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
+                    uint at = (t ^ m) * CLPERM_RS_S + (mirror ? CLPERM_RS_N - 1 - e : e);
+                    CLPERM_RS_NOTE(at);
+                    b[e] = x[at];
+                }
+            }
+            CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) a[e] =
+                lower ? min(a[e], b[e]) : max(a[e], b[e]);
+        }
+    }
+#if CLPERM_RS_TRACE
+    rs_rec[0] = rs_step;
+#endif
+
+#if CLPERM_RS_N >= 4 && !CLPERM_RS_LIST
+    if (len == CLPERM_RS_T) {
+        CLPERM_RS_UNROLL for (uint q = 0; q < CLPERM_RS_N / 4; q++) {
+            uint4 v = (uint4)(CLPERM_RS_UNORDER(a[4 * q]), CLPERM_RS_UNORDER(a[4 * q + 1]),
+                              CLPERM_RS_UNORDER(a[4 * q + 2]), CLPERM_RS_UNORDER(a[4 * q + 3]));
+            CLPERM_RS_STORE4(v, q, keys + base + i0);
+        }
+        return;
+    }
+#endif
+    CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) if (i0 + e < len) keys[base + i0 + e] =
+        CLPERM_RS_UNORDER(a[e]);
+}
