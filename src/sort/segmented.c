@@ -174,7 +174,7 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
         ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
         return clperm__empty_call(ctx, 0, NULL, event);
     }
-    if (uniform && !job.bits.descending && whole && job.value_bytes != 8 &&
+    if (uniform && !rp.serial && !job.bits.descending && whole && job.value_bytes != 8 &&
         length <= clperm__tile_sort_max(ctx, job.key_type, job.value_bytes != 0)) {
         CLPERM_TRY(clperm__tile_sort(ctx, job.key_type, job.keys, job.values, segs->count * length, length, 0, NULL,
                                      NULL));
