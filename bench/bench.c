@@ -50,7 +50,10 @@ static bench_step *add_step(bench_run *r, int dev, const bench_case *c, uint64_t
 static int case_runs(const bench_opts *o, bench_dev *d, const bench_case *c, uint64_t n, uint64_t segment) {
     if (c->flags & BENCH_HOST) return o->host && !d;
     if (!d) return 0;
-    if ((c->flags & BENCH_PROGRESS) && !d->profile.forward_progress && !o->detailed) return 0;
+    /* The look-back waits for other work-groups: where they may not progress, only in the
+     * detailed run; where loops are capped (clperm_profile.loop_limit), never (unsupported). */
+    if ((c->flags & BENCH_PROGRESS) && (d->profile.loop_limit || (!d->profile.forward_progress && !o->detailed)))
+        return 0;
     if (((c->flags & BENCH_RANDOM123) && !bench_have_philox()) ||
         ((c->flags & BENCH_BOOST) && !bench_have_boost_compute()))
         return !o->detailed ? 0 : 1; /* listed as skipped in the detailed run, as before */

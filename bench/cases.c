@@ -29,8 +29,9 @@
         RNG(kind, op, bound, bytes, fl, CLPERM_RNG_FAMILY_ITERATED, "iterated"), \
         RNG(kind, op, bound, bytes, fl, CLPERM_RNG_FAMILY_BUFFERED, "buffered"), RNG_X(kind, op, bound, bytes, fl)
 
-#define SHUFFLE(name, f, b) \
-    {"shuffle", "shuffle", "shuffle", name, "u64", BENCH_KIND_SHUFFLE, GATHER, 16, .fusion = f, .bijection = b}
+#define SHUFFLE(name, f, b)                                                                        \
+    {"shuffle", "shuffle", "shuffle", name, "u64", BENCH_KIND_SHUFFLE, GATHER, 16, .fusion = f, .bijection = b, \
+     .flags = (f) == CLPERM_FUSION_LOOKBACK ? BENCH_PROGRESS : 0u}
 /* Offline permutations: per permutation the construction of its plans (the device's default pass
  * structure, then the other one), then per item size the D-designated (scatter through p),
  * S-designated (gather through p^-1) and scheduled permutations (the default passes, then the

@@ -58,8 +58,8 @@ int devices_main(int argc, char **argv) {
         return 1;
     }
     if (!json)
-        printf("%-3s %-28s %-30s %-4s %4s %8s %6s %5s %5s %-32s %-5s %-14s %s\n", "#", "platform", "device", "type",
-               "CUs", "local KB", "max WG", "banks", "sg", "sg width found by", "impl", "impls", "progress");
+        printf("%-3s %-28s %-30s %-4s %4s %8s %6s %5s %5s %-32s %-5s %-14s %-8s %s\n", "#", "platform", "device", "type",
+               "CUs", "local KB", "max WG", "banks", "sg", "sg width found by", "impl", "impls", "progress", "loops");
     int rc = 0;
     for (size_t i = 0; i < count; i++) {
         char sel[32];
@@ -88,20 +88,22 @@ int devices_main(int argc, char **argv) {
             json_str("type", type_name(p.device_type), 1);
             printf("\"compute_units\":%u,\"global_mem_bytes\":%llu,\"max_alloc_bytes\":%llu,"
                    "\"local_mem_bytes\":%llu,\"max_work_group_size\":%zu,\"banks\":%u,"
-                   "\"forward_progress\":%s,\"sg_width\":%u,",
+                   "\"forward_progress\":%s,\"loop_limit\":%u,\"sg_width\":%u,",
                    p.compute_units, (unsigned long long)p.global_mem_bytes, (unsigned long long)p.max_alloc_bytes,
                    (unsigned long long)p.local_mem_bytes, p.max_work_group_size, p.banks,
-                   p.forward_progress ? "true" : "false", p.sg_width);
+                   p.forward_progress ? "true" : "false", p.loop_limit, p.sg_width);
             json_str("sg_source", clperm_sg_source_name(p.sg_source), 1);
             json_str("sg_impl", clperm_sg_impl_name(p.sg_impl), 1);
             json_str("sg_impls", im, 0);
             printf("}\n");
         } else {
-            printf("%-3zu %-28.28s %-30.30s %-4s %4u %8llu %6zu %5u %5u %-32s %-5s %-14s %s\n", i, p.platform_name,
+            char loops[24] = "any";
+            if (p.loop_limit) snprintf(loops, sizeof loops, "%u", p.loop_limit);
+            printf("%-3zu %-28.28s %-30.30s %-4s %4u %8llu %6zu %5u %5u %-32s %-5s %-14s %-8s %s\n", i, p.platform_name,
                    p.device_name, type_name(p.device_type), p.compute_units,
                    (unsigned long long)(p.local_mem_bytes / 1024), p.max_work_group_size, p.banks, p.sg_width,
                    clperm_sg_source_name(p.sg_source), clperm_sg_impl_name(p.sg_impl), im,
-                   p.forward_progress ? "yes" : "no");
+                   p.forward_progress ? "yes" : "no", loops);
         }
         clperm_ctx_free(ctx);
     }

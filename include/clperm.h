@@ -198,6 +198,10 @@ typedef struct clperm_profile {
     clperm_sg_impl sg_impl;      /* the implementation chosen                                 */
     unsigned sg_impls_available; /* bit (1 << impl) for every clperm_sg_impl the device runs  */
     int sg_verified;             /* 1 once a built kernel confirmed sg_width                  */
+    cl_uint loop_limit;          /* 0, or the iterations after which the device ends a kernel's
+                                  * loops, all counted together, without an error (found by a
+                                  * probe: Mesa's llvmpipe, 65535). There clperm runs no kernel
+                                  * whose loops could reach it: docs/devices.md              */
 } clperm_profile;
 
 /* Copies the context's device profile into *out. */

@@ -167,7 +167,14 @@ static uint64_t fault_loop(size_t dev, const op *o) {
         int64_t live0 = clperm__fault_live_objects();
         clperm_ctx *ctx = test_open(dev);
         cr_assert(ctx);
-        if (o->param) cr_assert_eq(clperm_ctx_set_param(ctx, o->param, o->value), CLPERM_SUCCESS);
+        if (o->param) {
+            const test_param set = {o->param, o->value};
+            if (!test_apply_params(ctx, &set, 1)) {
+                cr_log_info("%s: %s not supported, skipped", test_device_label(ctx), o->name);
+                clperm_ctx_free(ctx);
+                return 0;
+            }
+        }
         bufs b;
         make_bufs(ctx, o, test_seed() + k, &b);
         size_t bytes = o->in_place ? b.in_bytes : b.out_bytes;
@@ -219,6 +226,7 @@ Test(faults, every_call_of_every_operation) {
     for (size_t dev = 0; dev < count; dev++)
         for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
             uint64_t calls = fault_loop(dev, &ops[i]);
+            if (calls == 0 && ops[i].param) continue; /* the device cannot run that variant */
             cr_log_info("device %zu: %s: %llu fallible calls, each failed once", dev, ops[i].name,
                         (unsigned long long)calls);
             cr_assert_gt(calls, 0, "%s made no fallible call: the wrappers are not in the build", ops[i].name);

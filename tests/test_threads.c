@@ -286,6 +286,15 @@ static void several_contexts(size_t d, uint64_t seed) {
 
 static void queues_of_one_cl_context(size_t d, uint64_t seed) {
     clperm_ctx *first = open_device(d);
+    clperm_profile p;
+    cr_assert_eq(clperm_ctx_profile(first, &p), CLPERM_SUCCESS);
+    if (strstr(p.platform_name, "rusticl")) {
+        /* Rusticl (Mesa 22.3) deadlocks inside its own locks when two threads enqueue and wait on
+         * two queues of one cl_context (docs/devices.md): the arrangement would hang, not fail. */
+        cr_log_info("%s: two queues of one cl_context skipped (Rusticl deadlocks)", test_device_label(first));
+        clperm_ctx_free(first);
+        return;
+    }
     cl_context cl = clperm_ctx_cl_context(first);
     cl_device_id dev = clperm_ctx_cl_device(first);
     cl_int err;

@@ -51,6 +51,10 @@
 #define PP_ROW_ITEMS (PP_LEN * CLPERM_PM_GROUP / PP_WG)
 #define PP_COL_ITEMS (PP_LEN * CLPERM_PM_WC / PP_WG)
 
+/* Both kernels share one program, built for one of them: the other's work-items may have no item
+ * (PP_LEN below PP_WG), and an array of length 0 is not OpenCL C, so that kernel is left out. */
+
+#if PP_ROW_ITEMS >= 1
 __kernel PP_ATTRS void clperm_perm_rows(__global const pm_item *src, __global pm_item *dst,
                                         __global const uint *sched, ulong nrows, ulong src_items,
                                         ulong dst_items PM_TRACE_PARAMS) {
@@ -88,6 +92,7 @@ __kernel PP_ATTRS void clperm_perm_rows(__global const pm_item *src, __global pm
     }
     PM_TRACE_END;
 }
+#endif
 
 #if CLPERM_PM_WC > 1
 /* Position p of strip column cc, skewed so that a row segment of WC items and any aligned run of
@@ -98,6 +103,7 @@ inline uint pp_wrap(uint a) { return a >= PP_LEN ? a - PP_LEN : a; }
 #define PP_COL_ADDR(cc, p) (p)
 #endif
 
+#if PP_COL_ITEMS >= 1
 __kernel PP_ATTRS void clperm_perm_cols(__global const pm_item *src, __global pm_item *dst,
                                         __global const uint *sched, ulong cols PM_TRACE_PARAMS) {
     __local pm_item buf[PP_LEN * CLPERM_PM_WC];
@@ -130,3 +136,4 @@ __kernel PP_ATTRS void clperm_perm_cols(__global const pm_item *src, __global pm
     }
     PM_TRACE_END;
 }
+#endif

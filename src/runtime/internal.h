@@ -177,6 +177,10 @@ typedef struct clperm__device_ref {
 /* All devices on all platforms, in `clperm devices` order. *out is malloc'd. */
 clperm_status clperm__devices_all(clperm__device_ref **out, size_t *count);
 clperm_status clperm__profile_init(cl_platform_id platform, cl_device_id device, clperm_profile *p);
+/* Sets p->loop_limit by running cl/common/probe.cl on the queue's device; a failure to build or
+ * run it is returned (context creation fails with it). */
+clperm_status clperm__probe_loops(cl_context context, cl_device_id device, cl_command_queue queue,
+                                  clperm_profile *p);
 /* Effective subgroup choice for a build, from the profile and the caller's parameters. */
 void clperm__sg_choice(const clperm_ctx *ctx, size_t wg_size, clperm_sg_impl *impl, cl_uint *width);
 void clperm__tuning_init(const clperm_profile *p, clperm__tuning *t);
@@ -192,6 +196,10 @@ size_t clperm__kernel_sg_size(clperm_ctx *ctx, cl_kernel kernel, size_t wg);
  * parameters, else the table's, capped to what the device and the kernel kind allow. */
 int clperm__scan_kernel(const clperm_ctx *ctx);
 int clperm__scan_algorithm(const clperm_ctx *ctx);
+/* Work-groups of a pass in which each work-group walks a range of `tiles` tiles: scan_groups_per_cu
+ * per compute unit, and more where the device caps loops (clperm_profile.loop_limit), so that a
+ * work-item's iterations, about loops_per_tile a tile, stay under half the cap. */
+uint64_t clperm__range_groups(const clperm_ctx *ctx, uint64_t tiles, uint64_t loops_per_tile);
 int clperm__scan_wg_size(const clperm_ctx *ctx);
 int clperm__scan_items(const clperm_ctx *ctx, clperm_type type);
 /* The same for the shuffle kernels, and the clperm_shuffle_fusion. */

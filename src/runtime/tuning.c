@@ -59,6 +59,16 @@ clperm_status clperm__param_check(const clperm_profile *profile, clperm_param pa
                      CLPERM_ERROR_UNSUPPORTED);
     CLPERM_RETURN_IF(param == CLPERM_PARAM_SG_IMPL && !(profile->sg_impls_available & (1u << value)),
                      CLPERM_ERROR_UNSUPPORTED);
+    /* Where loops are capped, a single pass's wait for earlier work-groups can reach the cap, and
+     * so can a serial kernel's walk over thousands of items a work-item. */
+    int lookback = (param == CLPERM_PARAM_SCAN_ALGORITHM && value == 2) ||
+                   (param == CLPERM_PARAM_SHUFFLE_FUSION && value == CLPERM_FUSION_LOOKBACK) ||
+                   (param == CLPERM_PARAM_SORT_ALGORITHM && value == 2);
+    int serial = ((param == CLPERM_PARAM_SCAN_KERNEL || param == CLPERM_PARAM_SHUFFLE_KERNEL ||
+                   param == CLPERM_PARAM_RNG_KERNEL || param == CLPERM_PARAM_SORT_KERNEL) &&
+                  value == CLPERM_KERNEL_SERIAL) ||
+                 (param == CLPERM_PARAM_PERMUTE_KERNEL && value == CLPERM_PERMUTE_KERNEL_SERIAL);
+    CLPERM_RETURN_IF((lookback || serial) && profile->loop_limit, CLPERM_ERROR_UNSUPPORTED);
     return CLPERM_SUCCESS;
 }
 
@@ -73,11 +83,12 @@ typedef struct tuning_row {
     cl_device_type type;
     const char *text;
     const char *source;
+    int loop_limited; /* 1: only devices that end long loops early (clperm_profile.loop_limit) */
     clperm__tuning set;
 } tuning_row;
 
 static const tuning_row tuning_table[] = {
-    {CLPERM_VENDOR_OTHER, 0, NULL, "defaults for devices not measured",
+    {CLPERM_VENDOR_OTHER, 0, NULL, "defaults for devices not measured", 0,
      {.scan_kernel = CLPERM_KERNEL_WORK_GROUP, .scan_wg_size = 64, .scan_items_u32 = 8, .scan_items_u64 = 8,
       .scan_stage = 1, .scan_serial_u32 = 4096, .scan_serial_u64 = 2048, .scan_groups_per_cu = 4,
       .shuffle_kernel = CLPERM_KERNEL_WORK_GROUP, .shuffle_wg_size = 64, .shuffle_items = 8,
@@ -86,50 +97,58 @@ static const tuning_row tuning_table[] = {
       .sort_wg_size = 64, .sort_items_32 = 8, .sort_wg_size_64 = 64, .sort_items_64 = 8, .sort_rank = 1,
       .sort_digit_bits = 8, .seg_reg_items = 8,
       .permute_kernel = CLPERM_PERMUTE_KERNEL_LOCAL, .perm_fusion = 2, .perm_tiles_4 = 1, .perm_tiles_8 = 1}},
-    {CLPERM_VENDOR_OTHER, CL_DEVICE_TYPE_GPU, NULL, "GPUs not measured: work-groups of 256",
+    {CLPERM_VENDOR_OTHER, CL_DEVICE_TYPE_GPU, NULL, "GPUs not measured: work-groups of 256", 0,
      {.scan_wg_size = 256, .scan_items_u32 = 9, .scan_items_u64 = 5, .shuffle_wg_size = 256, .rng_wg_size = 256,
       .sort_wg_size = 256, .sort_items_32 = 12, .sort_wg_size_64 = 256}},
     {CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL,
-     "Scan, Shuffle, Tile sorts (segments of 256: 8 x 32, m >= 4w), Generators on the NVIDIA H200",
+     "Scan, Shuffle, Tile sorts (segments of 256: 8 x 32, m >= 4w), Generators on the NVIDIA H200", 0,
      {.scan_items_u32 = 31, .scan_items_u64 = 15, .scan_groups_per_cu = 8, .shuffle_items = 8, .sort_aspect = 4}},
     {CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL,
      "Offline permutations on the NVIDIA H200: the scheduled permutation's five passes beat its three "
-     "(2^26 random, 4/8/16-byte items: 64.5/32.2/11.7 against 37.6/17.6/7.4 G items/s)",
+     "(2^26 random, 4/8/16-byte items: 64.5/32.2/11.7 against 37.6/17.6/7.4 G items/s)", 0,
      {.perm_fusion = 1}},
     {CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL,
      "Offline permutations on the NVIDIA H200, local tiles per work-group: the bit-reversal of 4-byte items "
      "at 2^26 reaches 86.7% of copy with 4 tiles (68.2% with 1); the transpose keeps 1 (83.9%, 68.6% with 4), "
-     "8-byte items 1 (102 to 104% of copy at any count)",
+     "8-byte items 1 (102 to 104% of copy at any count)", 0,
      {.perm_rev_tiles_4 = 4}},
     {CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL,
      "Offline permutations on the NVIDIA H200, work-item rows per work-group: the transpose of 4-byte items "
-     "with 4 rows (8 items a work-item) reaches 90 to 91% of the copy of its bytes at 2^26, 86 to 87% with 8",
+     "with 4 rows (8 items a work-item) reaches 90 to 91% of the copy of its bytes at 2^26, 86 to 87% with 8", 0,
      {.perm_tr_rows_4 = 4}},
     {CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL,
      "Device-wide sort on the NVIDIA H200, 2^28 keys, the best tile per class: 512 x 16 u32 keys at 64 "
      "registers 36.4 G keys/s, 384 x 16 u32 keys with u32 values 29.7, 384 x 12 u64 keys 14.2 (256 x 12 "
-     "12.9 since the tiles publish their counts before the scan), 256 x 20 u64 with u64 values 10.0",
+     "12.9 since the tiles publish their counts before the scan), 256 x 20 u64 with u64 values 10.0", 0,
      {.sort_wg_size = 512, .sort_items_32 = 16, .sort_regs_32 = 64, .sort_wg_size_32v = 384, .sort_items_32v = 16,
       .sort_wg_size_64 = 384, .sort_items_64 = 12, .sort_wg_size_64v = 256, .sort_items_64v = 20}},
     {CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL,
      "Segmented sort's register network on the NVIDIA H100, 2^28 u32 keys: 16 keys a work-item (segments of "
-     "256 / 1024 / 2048 at 259 / 169 / 137 G keys/s, 8 keys at 230 / 152 / 129)",
+     "256 / 1024 / 2048 at 259 / 169 / 137 G keys/s, 8 keys at 230 / 152 / 129)", 0,
      {.seg_reg_items = 16}},
-    {CLPERM_VENDOR_AMD, CL_DEVICE_TYPE_GPU, NULL, "not measured: scan tiles sized for 64-wide wavefronts",
+    {CLPERM_VENDOR_AMD, CL_DEVICE_TYPE_GPU, NULL, "not measured: scan tiles sized for 64-wide wavefronts", 0,
      {.scan_items_u32 = 15, .scan_items_u64 = 7, .scan_groups_per_cu = 8, .shuffle_items = 16,
       .sort_items_32 = 16}},
-    {CLPERM_VENDOR_INTEL, CL_DEVICE_TYPE_GPU, NULL, "not measured",
+    {CLPERM_VENDOR_INTEL, CL_DEVICE_TYPE_GPU, NULL, "not measured", 0,
      {.scan_items_u32 = 11, .scan_groups_per_cu = 8}},
     {CLPERM_VENDOR_OTHER, CL_DEVICE_TYPE_CPU, NULL,
      "Scan, Shuffle, Tile sorts, Generators, Offline permutations on PoCL 3.1 (serial kernels; bitonic "
      "and serial runs of tiles, as a CPU has no banks; no register network of segments: 24.6 ms for 2^20 u32 "
-     "keys in segments of 2048, against 19.5 for the tile sort and 4.7 for the work-item-per-segment kernels)",
+     "keys in segments of 2048, against 19.5 for the tile sort and 4.7 for the work-item-per-segment kernels)", 0,
      {.scan_kernel = CLPERM_KERNEL_SERIAL, .scan_items_u32 = 16, .scan_items_u64 = 16, .scan_stage = -1,
       .scan_serial_u32 = 8192, .scan_serial_u64 = 4096, .shuffle_kernel = CLPERM_KERNEL_SERIAL,
       .shuffle_items = 16, .sort_auto = CLPERM_TILE_SORT_BITONIC, .rng_k = 32, .rng_kernel = CLPERM_KERNEL_SERIAL,
       .sort_kernel = CLPERM_KERNEL_SERIAL, .permute_kernel = CLPERM_PERMUTE_KERNEL_SERIAL, .perm_fusion = 1,
       .seg_reg_items = -1}},
-    {CLPERM_VENDOR_OCLGRIND, 0, NULL, "a simulator, whatever type it reports: small work-group tiles keep the tests short",
+    {CLPERM_VENDOR_OTHER, 0, NULL,
+     "devices that end a kernel's loops after a count (Mesa's llvmpipe: 65535 iterations in all; "
+     "docs/devices.md): work-group kernels, whose loops are short, in place of the serial ones", 1,
+     {.scan_kernel = CLPERM_KERNEL_WORK_GROUP, .scan_wg_size = 64, .scan_items_u32 = 8, .scan_items_u64 = 8,
+      .scan_stage = 1, .shuffle_kernel = CLPERM_KERNEL_WORK_GROUP, .shuffle_wg_size = 64, .shuffle_items = 8,
+      .rng_kernel = CLPERM_KERNEL_WORK_GROUP, .rng_wg_size = 64, .sort_kernel = CLPERM_KERNEL_WORK_GROUP,
+      .sort_wg_size = 64, .sort_items_32 = 8, .sort_wg_size_64 = 64, .sort_items_64 = 8,
+      .permute_kernel = CLPERM_PERMUTE_KERNEL_LOCAL, .perm_fusion = 2}},
+    {CLPERM_VENDOR_OCLGRIND, 0, NULL, "a simulator, whatever type it reports: small work-group tiles keep the tests short", 0,
      {.scan_kernel = CLPERM_KERNEL_WORK_GROUP, .scan_wg_size = 64, .scan_items_u32 = 4, .scan_items_u64 = 4,
       .scan_stage = 1, .scan_serial_u32 = 256, .scan_serial_u64 = 256, .scan_groups_per_cu = 2,
       .shuffle_kernel = CLPERM_KERNEL_WORK_GROUP, .shuffle_wg_size = 64, .shuffle_items = 4,
@@ -139,6 +158,7 @@ static const tuning_row tuning_table[] = {
 };
 
 static int row_matches(const tuning_row *r, const clperm_profile *p) {
+    if (r->loop_limited && !p->loop_limit) return 0;
     if (r->vendor != CLPERM_VENDOR_OTHER && r->vendor != p->vendor) return 0;
     if (r->type && !(r->type & p->device_type)) return 0;
     if (r->text && !strstr(p->device_name, r->text) && !strstr(p->driver_version, r->text) &&
@@ -204,6 +224,17 @@ int clperm__scan_items(const clperm_ctx *ctx, clperm_type type) {
 int clperm__scan_algorithm(const clperm_ctx *ctx) {
     int a = ctx->params[CLPERM_PARAM_SCAN_ALGORITHM];
     return a ? a : (ctx->profile.forward_progress ? 2 : 1);
+}
+
+uint64_t clperm__range_groups(const clperm_ctx *ctx, uint64_t tiles, uint64_t loops_per_tile) {
+    uint64_t groups = (uint64_t)ctx->profile.compute_units * (uint64_t)ctx->tuning.scan_groups_per_cu;
+    if (ctx->profile.loop_limit) {
+        uint64_t per_group = ctx->profile.loop_limit / 2 / (loops_per_tile ? loops_per_tile : 1);
+        if (per_group == 0) per_group = 1;
+        uint64_t need = (tiles + per_group - 1) / per_group;
+        if (need > groups) groups = need;
+    }
+    return groups ? groups : 1;
 }
 
 int clperm__shuffle_kernel(const clperm_ctx *ctx) {

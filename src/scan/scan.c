@@ -82,8 +82,8 @@ static clperm_status run_lookback(clperm_ctx *ctx, const scan_plan *plan, clperm
 static clperm_status run_reduce_then_scan(clperm_ctx *ctx, const scan_plan *plan, clperm_type type,
                                           cl_mem src, cl_mem dst, uint64_t n, scan_mode mode,
                                           cl_uint num_events, const cl_event *events, cl_event *event) {
-    const clperm__tuning *tune = &ctx->tuning;
-    uint64_t max_groups = (uint64_t)ctx->profile.compute_units * (uint64_t)tune->scan_groups_per_cu;
+    /* A tile: the work-item's items, and the loops of the work-group's sums (a few dozen). */
+    uint64_t max_groups = clperm__range_groups(ctx, plan->tiles, (uint64_t)plan->items + 64);
     uint64_t tiles_per_group = (plan->tiles + max_groups - 1) / max_groups;
     uint64_t groups = (plan->tiles + tiles_per_group - 1) / tiles_per_group;
     size_t es = clperm_type_size(type);

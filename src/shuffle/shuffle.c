@@ -119,7 +119,10 @@ static clperm_status run_lookback(clperm_ctx *ctx, const shuffle_plan *p, cl_mem
  * scan, in place), shuffle each range. */
 static clperm_status run_two_pass(clperm_ctx *ctx, const shuffle_plan *p, cl_mem src, cl_mem dst,
                                   cl_uint num_events, const cl_event *events, cl_event *event) {
-    uint64_t max_groups = (uint64_t)ctx->profile.compute_units * (uint64_t)ctx->tuning.scan_groups_per_cu;
+    /* A tile: each of the work-item's indices through the bijection's rounds, then the
+     * work-group's sums and the items' moves. */
+    uint64_t loops = (uint64_t)p->items * (p->key.rounds + 4) + 64 + (uint64_t)p->items * p->words;
+    uint64_t max_groups = clperm__range_groups(ctx, p->tiles, loops);
     uint64_t tiles_per_group = (p->tiles + max_groups - 1) / max_groups;
     uint64_t groups = (p->tiles + tiles_per_group - 1) / tiles_per_group;
     clperm_type count_type = p->wide ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32;

@@ -1,0 +1,45 @@
+/* Probes of what a device does that no query tells, run once when a context is created
+ * (cl/common/probe.cl): today whether the device ends long loops early (clperm_profile.loop_limit). */
+#include "internal.h"
+
+/* Iterations of the probe's loop: above the one cap known (65535), cheap everywhere else. */
+#define PROBE_LOOP_ITERATIONS (1u << 17)
+
+clperm_status clperm__probe_loops(cl_context context, cl_device_id device, cl_command_queue queue,
+                                  clperm_profile *p) {
+    p->loop_limit = 0;
+    /* A simulator runs every iteration under its checks, seconds for this loop, and bounds none. */
+    if (p->vendor == CLPERM_VENDOR_OCLGRIND) return CLPERM_SUCCESS;
+    cl_int err = CL_SUCCESS;
+    cl_program prog = NULL;
+    cl_kernel kern = NULL;
+    cl_mem words = NULL;
+    const char *text = clperm__cl_common_probe_cl;
+    size_t length = clperm__cl_common_probe_cl_size;
+    prog = clCreateProgramWithSource(context, 1, &text, &length, &err);
+    if (!prog) goto cleanup;
+    err = clBuildProgram(prog, 1, &device, "", NULL, NULL);
+    if (err != CL_SUCCESS) goto cleanup;
+    kern = clCreateKernel(prog, "clperm_probe_loops", &err);
+    if (!kern) goto cleanup;
+    cl_uint init[3] = {0, 1, 1}, got[3] = {0, 0, 0}, n = PROBE_LOOP_ITERATIONS;
+    words = clCreateBuffer(context, CL_MEM_READ_WRITE, sizeof init, NULL, &err);
+    if (!words) goto cleanup;
+    size_t one = 1;
+    if ((err = clEnqueueWriteBuffer(queue, words, CL_FALSE, 0, sizeof init, init, 0, NULL, NULL)) != CL_SUCCESS ||
+        (err = clSetKernelArg(kern, 0, sizeof words, &words)) != CL_SUCCESS ||
+        (err = clSetKernelArg(kern, 1, sizeof n, &n)) != CL_SUCCESS ||
+        (err = clEnqueueNDRangeKernel(queue, kern, 1, NULL, &one, &one, 0, NULL, NULL)) != CL_SUCCESS ||
+        (err = clEnqueueReadBuffer(queue, words, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL)) != CL_SUCCESS)
+        goto cleanup;
+    if (got[0] < n) {
+        p->loop_limit = got[0] ? got[0] : 1;
+        clperm__debug("\"%s\" ended a loop of %u iterations after %u: loops are capped", p->device_name, n, got[0]);
+    }
+cleanup:
+    if (words) clReleaseMemObject(words);
+    if (kern) clReleaseKernel(kern);
+    if (prog) clReleaseProgram(prog);
+    if (err == CL_BUILD_PROGRAM_FAILURE) return CLPERM_ERROR_BUILD_FAILED;
+    return err;
+}

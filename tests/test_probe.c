@@ -1,0 +1,142 @@
+/* What the context's probes report (clperm_profile.loop_limit), checked against a plain OpenCL
+ * kernel of a different shape on every device; and on a device that ends long loops early
+ * (Mesa's llvmpipe), the operations that failed there before the probe, at sizes past the cap,
+ * against the host, and the variants that cannot run refused with CLPERM_ERROR_UNSUPPORTED. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+/* Two loops of `half` iterations each, their count written to words[0]: the cap is shared by a
+ * kernel's loops, so the total falls short of 2 * half where a device caps loops at fewer. */
+static const char *two_loops =
+    "__kernel void two_loops(__global uint *words, uint each) {\n"
+    "    uint c = 0;\n"
+    "    for (uint i = 0; i < each; i++) c += words[1];\n"
+    "    for (uint i = 0; i < each; i++) c += words[2];\n"
+    "    words[0] = c;\n"
+    "}\n";
+
+static cl_uint run_two_loops(clperm_ctx *ctx, cl_uint half) {
+    cl_context c = clperm_ctx_cl_context(ctx);
+    cl_device_id d = clperm_ctx_cl_device(ctx);
+    cl_command_queue q = clperm_ctx_cl_queue(ctx);
+    cl_int err;
+    cl_program prog = clCreateProgramWithSource(c, 1, &two_loops, NULL, &err);
+    cr_assert_not_null(prog);
+    cr_assert_eq(clBuildProgram(prog, 1, &d, "", NULL, NULL), CL_SUCCESS);
+    cl_kernel k = clCreateKernel(prog, "two_loops", &err);
+    cr_assert_not_null(k);
+    cl_uint words[3] = {0, 1, 1};
+    cl_mem buf = test_buffer(ctx, sizeof words, words);
+    cr_assert_not_null(buf);
+    size_t one = 1;
+    cr_assert_eq(clSetKernelArg(k, 0, sizeof buf, &buf), CL_SUCCESS);
+    cr_assert_eq(clSetKernelArg(k, 1, sizeof half, &half), CL_SUCCESS);
+    cr_assert_eq(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, NULL), CL_SUCCESS);
+    cr_assert_eq(test_read(ctx, buf, sizeof words, words), 0);
+    clReleaseMemObject(buf);
+    clReleaseKernel(k);
+    clReleaseProgram(prog);
+    return words[0];
+}
+
+Test(probe, loop_limit_agrees_with_a_plain_kernel) {
+    const cl_uint half = 50000; /* 100000 in all: past the one cap known, 65535 */
+    TEST_EACH_DEVICE(ctx) {
+        clperm_profile p;
+        cr_assert_eq(clperm_ctx_profile(ctx, &p), CLPERM_SUCCESS);
+        if (p.vendor == CLPERM_VENDOR_OCLGRIND) continue; /* not probed: a simulator */
+        cl_uint got = run_two_loops(ctx, half);
+        cr_log_info("%s: loop_limit %u, two loops of %u ran %u iterations", test_device_label(ctx), p.loop_limit,
+                    half, got);
+        if (p.loop_limit == 0)
+            cr_assert_eq(got, 2 * half, "%s: no loop limit reported, but two loops of %u ran %u iterations",
+                         test_device_label(ctx), half, got);
+        else
+            cr_assert_lt(got, 2 * half, "%s: loop limit %u reported, but two loops of %u ran in full",
+                         test_device_label(ctx), p.loop_limit, half);
+    }
+}
+
+/* Where loops are capped: single-pass look-back and serial kernels are refused, and the defaults
+ * are right past the cap: the cases that were wrong on Rusticl's llvmpipe before the probe (the
+ * permutation at n = 4,194,321, fills of generators shared by 32 and 64 work-items, the transpose
+ * of 1,000,003 x 3, the scan). */
+Test(probe, capped_devices_refuse_or_compute_right) {
+    TEST_EACH_DEVICE(ctx) {
+        clperm_profile p;
+        cr_assert_eq(clperm_ctx_profile(ctx, &p), CLPERM_SUCCESS);
+        if (p.loop_limit) {
+            const clperm_param params[] = {CLPERM_PARAM_SCAN_ALGORITHM, CLPERM_PARAM_SHUFFLE_FUSION,
+                                           CLPERM_PARAM_SORT_ALGORITHM, CLPERM_PARAM_SCAN_KERNEL,
+                                           CLPERM_PARAM_SHUFFLE_KERNEL, CLPERM_PARAM_RNG_KERNEL,
+                                           CLPERM_PARAM_SORT_KERNEL, CLPERM_PARAM_PERMUTE_KERNEL};
+            const int values[] = {2, CLPERM_FUSION_LOOKBACK, 2, CLPERM_KERNEL_SERIAL, CLPERM_KERNEL_SERIAL,
+                                  CLPERM_KERNEL_SERIAL, CLPERM_KERNEL_SERIAL, CLPERM_PERMUTE_KERNEL_SERIAL};
+            for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
+                cr_assert_eq(clperm_ctx_set_param(ctx, params[i], values[i]), CLPERM_ERROR_UNSUPPORTED,
+                             "%s: %s = %d accepted where loops are capped", test_device_label(ctx),
+                             clperm_param_name(params[i]), values[i]);
+        }
+        if (p.vendor == CLPERM_VENDOR_OCLGRIND) continue; /* these sizes take minutes in a simulator */
+
+        const uint64_t n = 4194321;
+        uint32_t *got = malloc(n * 4), *want = malloc(n * 4);
+        cr_assert(got && want);
+        cl_mem d = test_buffer(ctx, n * 4, NULL);
+        cr_assert_not_null(d);
+        cr_assert_eq(clperm_permutation(ctx, CLPERM_TYPE_U32, d, n, 77, NULL, 0, NULL, NULL), CLPERM_SUCCESS);
+        cr_assert_eq(test_read(ctx, d, n * 4, got), 0);
+        cr_assert_eq(clperm_permutation_host(CLPERM_TYPE_U32, want, n, 77, NULL), CLPERM_SUCCESS);
+        cr_assert_eq(memcmp(got, want, n * 4), 0, "%s: permutation of %llu differs from the host's",
+                     test_device_label(ctx), (unsigned long long)n);
+
+        const uint64_t m = (1u << 20) + 5;
+        for (int k = 32; k <= 64; k *= 2) {
+            clperm_rng_spec spec = {CLPERM_RNG_FAMILY_THREE, (uint32_t)k, CLPERM_RNG_SCRAMBLE_STARSTAR};
+            cr_assert_eq(clperm_rng_fill(ctx, &spec, CLPERM_RNG_OUT_U32, d, m, 5, 3, 0, NULL, NULL), CLPERM_SUCCESS);
+            cr_assert_eq(test_read(ctx, d, m * 4, got), 0);
+            cr_assert_eq(clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_U32, want, m, 5, 3), CLPERM_SUCCESS);
+            cr_assert_eq(memcmp(got, want, m * 4), 0, "%s: fill with k = %d differs from the host's",
+                         test_device_label(ctx), k);
+        }
+
+        /* The transpose of a 1,000,003 x 3 matrix of 4-, 8- and 16-byte items. */
+        const uint64_t rows = 1000003, cols = 3;
+        for (size_t es = 4; es <= 16; es *= 2) {
+            size_t bytes = (size_t)(rows * cols) * es;
+            unsigned char *in = malloc(bytes), *out = malloc(bytes), *ref = malloc(bytes);
+            cr_assert(in && out && ref);
+            test_fill_random(in, bytes, 9 + es);
+            cl_mem ts = test_buffer(ctx, bytes, in), td = test_buffer(ctx, bytes, NULL);
+            cr_assert(ts && td);
+            cr_assert_eq(clperm_transpose(ctx, ts, td, rows, cols, es, 0, NULL, NULL), CLPERM_SUCCESS);
+            cr_assert_eq(test_read(ctx, td, bytes, out), 0);
+            cr_assert_eq(clperm_transpose_host(in, ref, rows, cols, es), CLPERM_SUCCESS);
+            cr_assert_eq(memcmp(out, ref, bytes), 0, "%s: transpose of %llu x %llu, %zu-byte items, differs",
+                         test_device_label(ctx), (unsigned long long)rows, (unsigned long long)cols, es);
+            clReleaseMemObject(ts);
+            clReleaseMemObject(td);
+            free(in);
+            free(out);
+            free(ref);
+        }
+
+        cl_mem s = test_buffer(ctx, m * 4, want);
+        cr_assert_not_null(s);
+        cr_assert_eq(clperm_scan_exclusive(ctx, CLPERM_TYPE_U32, s, d, m, 0, NULL, NULL), CLPERM_SUCCESS);
+        cr_assert_eq(test_read(ctx, d, m * 4, got), 0);
+        uint32_t acc = 0;
+        for (uint64_t i = 0; i < m; i++) {
+            cr_assert_eq(got[i], acc, "%s: scan item %llu differs from the host's", test_device_label(ctx),
+                         (unsigned long long)i);
+            acc += want[i];
+        }
+        clReleaseMemObject(s);
+        clReleaseMemObject(d);
+        free(got);
+        free(want);
+    }
+}
