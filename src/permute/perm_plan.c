@@ -194,7 +194,7 @@ static clperm_status plan_build(clperm_perm_plan *pl, clperm_type index_type, co
     CLPERM_RETURN_IF(plan_shape(pl->n, pl->w, lmax, (uint32_t)cap, &pl->rows, &pl->cols) != 0, CLPERM_ERROR_UNSUPPORTED);
     const uint64_t size = (uint64_t)pl->rows * pl->cols;
     CLPERM_RETURN_IF(size > UINT32_MAX / 2 || size > SIZE_MAX / 16, CLPERM_ERROR_UNSUPPORTED);
-    pl->fusion = o->fusion ? o->fusion : ctx->tuning.perm_fusion;
+    pl->fusion = o->fusion ? o->fusion : ctx->tuning.permute.plan_fusion;
 
     clperm_status st;
     build b = {pl, NULL, NULL, NULL, NULL, NULL, {NULL, NULL, NULL}, 0, 0};

@@ -19,7 +19,7 @@ static clperm_rng_family default_family(uint32_t k) {
 }
 
 static uint32_t default_k(const clperm_ctx *ctx) {
-    int k = ctx->tuning.rng_k;
+    int k = ctx->tuning.rng.k;
     if (k) return (uint32_t)k;
     cl_uint w = ctx->profile.sg_width;
     return w >= 8 && w <= 64 && !(w & (w - 1)) ? w : 32;
@@ -70,7 +70,7 @@ clperm_status clperm_rng_build_options(clperm_ctx *ctx, const clperm_rng_spec *s
 
 static size_t fill_wg_size(const clperm_ctx *ctx, uint32_t k) {
     if (clperm__rng_kernel(ctx) == CLPERM_KERNEL_SERIAL) return 1;
-    size_t wg = (size_t)ctx->tuning.rng_wg_size;
+    size_t wg = (size_t)ctx->tuning.rng.wg_size;
     while (wg > ctx->profile.max_work_group_size && wg > k) wg /= 2;
     return wg < k ? k : wg;
 }

@@ -214,7 +214,7 @@ clperm_status clperm_ctx_counter(const clperm_ctx *ctx, clperm_counter counter, 
     return CLPERM_SUCCESS;
 }
 
-/* ---- parameters (bounds, names and the device's choices are in tuning.c) ---- */
+/* ---- parameters (bounds and names in tuning.c; the values reported in src/params.c) ---- */
 
 clperm_status clperm_ctx_set_param(clperm_ctx *ctx, clperm_param param, int value) {
     CLPERM_TRY(clperm__ctx_enter(ctx));
@@ -229,13 +229,3 @@ clperm_status clperm_ctx_set_param(clperm_ctx *ctx, clperm_param param, int valu
     return st;
 }
 
-clperm_status clperm_ctx_get_param(const clperm_ctx *ctx, clperm_param param, int *value) {
-    CLPERM_RETURN_IF(!value, CLPERM_ERROR_INVALID_ARGUMENT);
-    CLPERM_RETURN_IF(!clperm_param_name(param), CLPERM_ERROR_INVALID_PARAM);
-    clperm_ctx *c = (clperm_ctx *)ctx;
-    CLPERM_TRY(clperm__ctx_enter(c));
-    int v = clperm__param_value(c, param);
-    clperm__ctx_leave(c);
-    *value = v;
-    return CLPERM_SUCCESS;
-}

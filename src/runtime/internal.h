@@ -59,48 +59,23 @@ typedef struct clperm__scratch {
 } clperm__scratch;
 
 /* ---- tunables ---- */
-/* Per-device defaults: the rows of the table in tuning.c that match the device, applied in order
- * at context creation. */
+/* Per-device defaults, one struct per family: each family lists its tunables and keeps its device
+ * rows in its own folder (src/runtime/rows.h); the rows that match the device are applied in
+ * order at context creation (clperm__tuning_init). */
+#include "permute/permute_tunables.h"
+#include "rng/rng_tunables.h"
+#include "scan/scan_tunables.h"
+#include "shuffle/shuffle_tunables.h"
+#include "sort/sort_tunables.h"
+#include "tile/tile_tunables.h"
+
 typedef struct clperm__tuning {
-    int scan_kernel;          /* default clperm_kernel_kind of the scan */
-    int scan_wg_size;         /* work-group kernels: work-items per work-group */
-    int scan_items_u32;       /* work-group kernels: items per work-item */
-    int scan_items_u64;
-    int scan_stage;           /* work-group kernels: 1 stages tiles through local memory */
-    int scan_serial_u32;      /* serial kernels: items per tile */
-    int scan_serial_u64;
-    int scan_groups_per_cu;   /* reduce-then-scan: work-groups per compute unit */
-    int shuffle_kernel;       /* clperm_kernel_kind of the shuffle */
-    int shuffle_wg_size;      /* work-group kernels: work-items per work-group */
-    int shuffle_items;        /* work-group kernels: domain indices per work-item (<= 32) */
-    int shuffle_serial_items; /* serial kernels: domain indices per tile */
-    int sort_aspect;          /* tile sorts: columns per row at least this many times the width */
-    int sort_auto;            /* tile sorts: the clperm_tile_sort CLPERM_TILE_SORT_AUTO runs */
-    int rng_wg_size;          /* generator fills: work-items per work-group (a multiple of k) */
-    int rng_k;                /* generators: default k; 0 the subgroup width (8..64, else 32) */
-    int rng_kernel;           /* clperm_kernel_kind of the generator fills */
-    int sort_kernel;          /* clperm_kernel_kind of the device-wide sort */
-    /* Its work-group kernels' tile, work-items x keys per work-item, by class of job: 32- or
-     * 64-bit keys, alone or with values. A field of a class with values left at 0 takes the
-     * same field of its keys alone. */
-    int sort_wg_size, sort_items_32;
-    int sort_wg_size_32v, sort_items_32v;
-    int sort_wg_size_64, sort_items_64;
-    int sort_wg_size_64v, sort_items_64v;
-    /* NVIDIA: registers per work-item of its Onesweep kernels, by the same classes (no class
-     * takes another's; CLPERM_PARAM_SORT_REGS); 0: the compiler's choice. */
-    int sort_regs_32, sort_regs_32v, sort_regs_64, sort_regs_64v;
-    int seg_reg_items;        /* the register network of short segments: keys per work-item (0: off) */
-    int sort_rank;            /* CLPERM_PARAM_SORT_RANK */
-    int sort_digit_bits;      /* bits per digit */
-    int permute_kernel;       /* clperm_permute_kernel of the regular offline permutations */
-    int perm_fusion;          /* the scheduled permutation's passes: 1 five, 2 three */
-    int perm_tiles_4;         /* local-tile transpose: tiles per work-group, 4- and 8-byte */
-    int perm_tiles_8;         /* items (CLPERM_PARAM_PERMUTE_TILES) */
-    int perm_rev_tiles_4;     /* the same for the local-tile bit-reversal; 0: as the transpose */
-    int perm_rev_tiles_8;
-    int perm_tr_rows_4;       /* local-tile transpose of 4-byte items: rows of 32 work-items per
-                               * work-group (CLPERM_PARAM_PERMUTE_WG_ROWS); 0: 8 */
+    clperm__scan_tuning scan;
+    clperm__shuffle_tuning shuffle;
+    clperm__tile_tuning tile;
+    clperm__rng_tuning rng;
+    clperm__sort_tuning sort;
+    clperm__permute_tuning permute;
 } clperm__tuning;
 
 /* ---- decoupled look-back state (lookback.c, cl/common/lookback.h) ---- */
@@ -186,11 +161,21 @@ void clperm__sg_choice(const clperm_ctx *ctx, size_t wg_size, clperm_sg_impl *im
 void clperm__tuning_init(const clperm_profile *p, clperm__tuning *t);
 /* CLPERM_SUCCESS when `value` may be set for `param` on the device; the error otherwise. */
 clperm_status clperm__param_check(const clperm_profile *profile, clperm_param param, int value);
-/* The value clperm_ctx_get_param reports. */
-int clperm__param_value(const clperm_ctx *ctx, clperm_param param);
+/* A work-group size of the table halved until the device allows it. */
+int clperm__capped_wg(const clperm_ctx *ctx, int wg);
 /* The subgroup size the runtime reports for `kernel` at work-group size wg (khr devices); 0 when
  * it cannot tell. */
 size_t clperm__kernel_sg_size(clperm_ctx *ctx, cl_kernel kernel, size_t wg);
+
+/* One hook per family (src/<family>/<family>_tuning.c, the sort's in radix.c): 1 and *value the
+ * value clperm_ctx_get_param reports where `param` is the family's, else 0. src/params.c asks
+ * each in turn. */
+int clperm__scan_param(const clperm_ctx *ctx, clperm_param param, int *value);
+int clperm__shuffle_param(const clperm_ctx *ctx, clperm_param param, int *value);
+int clperm__tile_param(const clperm_ctx *ctx, clperm_param param, int *value);
+int clperm__rng_param(const clperm_ctx *ctx, clperm_param param, int *value);
+int clperm__sort_param(const clperm_ctx *ctx, clperm_param param, int *value);
+int clperm__permute_param(const clperm_ctx *ctx, clperm_param param, int *value);
 
 /* The scan's kernel kind (1 work-group, 2 serial), work-group size and items per work-item: the
  * parameters, else the table's, capped to what the device and the kernel kind allow. */
@@ -220,10 +205,6 @@ int clperm__permute_tiles(const clperm_ctx *ctx, clperm_permute_kind kind, size_
 int clperm__permute_wg_rows(const clperm_ctx *ctx, clperm_permute_kind kind, size_t bytes);
 /* The tile sorts' widest tile (CLPERM_PARAM_SORT_WIDTH, else the device's banks, at most 64). */
 int clperm__sort_width(const clperm_ctx *ctx);
-/* The device-wide sort's parameters (CLPERM_PARAM_SORT_ALGORITHM .. _ITEMS) as a sort of u32
- * keys uses them: the parameter, else the device's choice (src/sort/radix.c); for serial kernels
- * with automatic blocks, the smallest block. */
-int clperm__radix_param(const clperm_ctx *ctx, clperm_param param);
 /* CLPERM_PARAM_SEGMENT_SORT as the segmented sort uses it: 2 where the register network runs
  * (src/tile/registers.c), else 1. */
 int clperm__segment_sort(const clperm_ctx *ctx);

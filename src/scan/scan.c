@@ -24,11 +24,11 @@ typedef struct scan_plan {
 
 static clperm_status plan_scan(const clperm_ctx *ctx, clperm_type type, uint64_t n, scan_mode mode,
                                scan_plan *plan) {
-    const clperm__tuning *tune = &ctx->tuning;
+    const clperm__scan_tuning *tune = &ctx->tuning.scan;
     plan->serial = clperm__scan_kernel(ctx) == CLPERM_KERNEL_SERIAL;
     plan->wg = (size_t)clperm__scan_wg_size(ctx);
     plan->items = clperm__scan_items(ctx, type);
-    int stage = tune->scan_stage && !plan->serial;
+    int stage = tune->stage && !plan->serial;
     size_t es = clperm_type_size(type);
     /* Keep the staged tile inside local memory, with room for the scratch words. */
     while (stage && plan->items > 1 &&

@@ -24,14 +24,14 @@ static int has_extension(const clperm_ctx *ctx, const char *name) {
     return found;
 }
 
-/* The work-group kernels' tile for the job's class (clperm__tuning), unless the parameters set it:
+/* The work-group kernels' tile for the job's class (sort_tunables.h), unless the parameters set it:
  * work-items no more than the device allows, keys per work-item at most 32; and, on NVIDIA, the
  * class's cap on registers per work-item (0: none). */
 static void tile_shape(const clperm_ctx *ctx, size_t ks, size_t vs, size_t *wg, unsigned *items, int *regs) {
-    const clperm__tuning *t = &ctx->tuning;
-    int w = ks == 8 ? t->sort_wg_size_64 : t->sort_wg_size, k = ks == 8 ? t->sort_items_64 : t->sort_items_32;
-    int wv = ks == 8 ? t->sort_wg_size_64v : t->sort_wg_size_32v, kv = ks == 8 ? t->sort_items_64v : t->sort_items_32v;
-    int r = vs ? (ks == 8 ? t->sort_regs_64v : t->sort_regs_32v) : (ks == 8 ? t->sort_regs_64 : t->sort_regs_32);
+    const clperm__sort_tuning *t = &ctx->tuning.sort;
+    int w = ks == 8 ? t->wg_size_64 : t->wg_size_32, k = ks == 8 ? t->items_64 : t->items_32;
+    int wv = ks == 8 ? t->wg_size_64v : t->wg_size_32v, kv = ks == 8 ? t->items_64v : t->items_32v;
+    int r = vs ? (ks == 8 ? t->regs_64v : t->regs_32v) : (ks == 8 ? t->regs_64 : t->regs_32);
     if (vs && wv) w = wv;
     if (vs && kv) k = kv;
     if (ctx->params[CLPERM_PARAM_SORT_WG_SIZE]) w = ctx->params[CLPERM_PARAM_SORT_WG_SIZE];
@@ -62,12 +62,12 @@ static uint64_t pow2_divisor(uint64_t t, uint64_t cap) {
 
 clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_job *job, int trace, int allow_presorted,
                                  clperm__radix_plan *p) {
-    const clperm__tuning *tune = &ctx->tuning;
+    const clperm__sort_tuning *tune = &ctx->tuning.sort;
     size_t ks = clperm_key_size(job->key_type), vs = job->value_bytes;
     int kparam = ctx->params[CLPERM_PARAM_SORT_KERNEL], aparam = ctx->params[CLPERM_PARAM_SORT_ALGORITHM];
     memset(p, 0, sizeof *p);
     p->trace = trace;
-    p->serial = (kparam ? kparam : tune->sort_kernel) == 2;
+    p->serial = (kparam ? kparam : tune->kernel) == 2;
     p->algorithm = aparam ? aparam : (!p->serial && ctx->profile.forward_progress ? 2 : 1);
     if ((p->algorithm == 2 || trace) && p->serial) {
         /* Onesweep and the trace run work-group kernels. */
@@ -75,7 +75,7 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
         p->serial = 0;
     }
     p->digit_bits = ctx->params[CLPERM_PARAM_SORT_DIGIT_BITS] ? (unsigned)ctx->params[CLPERM_PARAM_SORT_DIGIT_BITS]
-                                                              : (unsigned)tune->sort_digit_bits;
+                                                              : (unsigned)tune->digit_bits;
     p->passes = (job->bits.hi - job->bits.lo + p->digit_bits - 1) / p->digit_bits;
     p->count64 = job->n > UINT32_MAX;
     uint64_t n = job->n ? job->n : 1;
@@ -92,7 +92,7 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
         clperm__sg_choice(ctx, p->wg, &impl, &width);
         CLPERM_RETURN_IF(width == 0 || p->wg % width != 0, CLPERM_ERROR_UNSUPPORTED);
         size_t sg_max = impl == CLPERM_SG_IMPL_KHR ? p->wg : p->wg / width;
-        p->rank = ctx->params[CLPERM_PARAM_SORT_RANK] ? ctx->params[CLPERM_PARAM_SORT_RANK] : tune->sort_rank;
+        p->rank = ctx->params[CLPERM_PARAM_SORT_RANK] ? ctx->params[CLPERM_PARAM_SORT_RANK] : tune->rank;
         CLPERM_RETURN_IF(p->rank == 2 && impl != CLPERM_SG_IMPL_PTX, CLPERM_ERROR_UNSUPPORTED);
         if (p->rank == 3 && !allow_presorted) p->rank = 1;
         /* The tile partitions carry u32 values only. */
@@ -123,21 +123,34 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
     return CLPERM_SUCCESS;
 }
 
-int clperm__radix_param(const clperm_ctx *ctx, clperm_param param) {
-    /* No keys: the serial kernels' smallest block. */
-    clperm__radix_job job = {CLPERM_KEY_U32, 0, NULL, NULL, NULL, NULL, 0, 0, {32, 0, 32, 0, 0, 0}};
-    clperm__radix_plan p;
-    if (clperm__radix_plan_job(ctx, &job, 0, 1, &p) != CLPERM_SUCCESS) return ctx->params[param];
+int clperm__sort_param(const clperm_ctx *ctx, clperm_param param, int *value) {
     switch (param) {
-    case CLPERM_PARAM_SORT_ALGORITHM: return p.algorithm;
-    case CLPERM_PARAM_SORT_KERNEL: return p.serial ? 2 : 1;
-    case CLPERM_PARAM_SORT_RANK: return p.rank;
-    case CLPERM_PARAM_SORT_DIGIT_BITS: return (int)p.digit_bits;
-    case CLPERM_PARAM_SORT_WG_SIZE: return (int)p.wg;
-    case CLPERM_PARAM_SORT_ITEMS: return p.serial ? (int)(p.tile / 256) : (int)p.items;
-    case CLPERM_PARAM_SORT_REGS: return p.regs;
+    case CLPERM_PARAM_SORT_ALGORITHM:
+    case CLPERM_PARAM_SORT_KERNEL:
+    case CLPERM_PARAM_SORT_RANK:
+    case CLPERM_PARAM_SORT_DIGIT_BITS:
+    case CLPERM_PARAM_SORT_WG_SIZE:
+    case CLPERM_PARAM_SORT_ITEMS:
+    case CLPERM_PARAM_SORT_REGS: break;
     default: return 0;
     }
+    /* As a sort of u32 keys plans them; no keys: the serial kernels' smallest block. */
+    clperm__radix_job job = {CLPERM_KEY_U32, 0, NULL, NULL, NULL, NULL, 0, 0, {32, 0, 32, 0, 0, 0}};
+    clperm__radix_plan p;
+    if (clperm__radix_plan_job(ctx, &job, 0, 1, &p) != CLPERM_SUCCESS) {
+        *value = ctx->params[param];
+        return 1;
+    }
+    switch (param) {
+    case CLPERM_PARAM_SORT_ALGORITHM: *value = p.algorithm; break;
+    case CLPERM_PARAM_SORT_KERNEL: *value = p.serial ? 2 : 1; break;
+    case CLPERM_PARAM_SORT_RANK: *value = p.rank; break;
+    case CLPERM_PARAM_SORT_DIGIT_BITS: *value = (int)p.digit_bits; break;
+    case CLPERM_PARAM_SORT_WG_SIZE: *value = (int)p.wg; break;
+    case CLPERM_PARAM_SORT_ITEMS: *value = p.serial ? (int)(p.tile / 256) : (int)p.items; break;
+    default: *value = p.regs; break;
+    }
+    return 1;
 }
 
 clperm_status clperm__radix_kernel(clperm_ctx *ctx, const clperm__radix_plan *p, const char *name, cl_kernel *out) {

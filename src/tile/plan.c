@@ -39,7 +39,7 @@ static uint32_t sort_width(const clperm_ctx *ctx, const clperm__tile_request *rq
         return (uint32_t)(t / m);
     }
     int as = rq->algorithm == CLPERM_TILE_SORT_AS;
-    uint64_t aspect = ctx->params[CLPERM_PARAM_SORT_WIDTH] ? 1 : (uint64_t)ctx->tuning.sort_aspect;
+    uint64_t aspect = ctx->params[CLPERM_PARAM_SORT_WIDTH] ? 1 : (uint64_t)ctx->tuning.tile.aspect;
     while (w * 2 <= cap && (uint64_t)w * 2 * w * 2 * (as ? w * 2 : aspect) <= t) w *= 2;
     while (!as && w * 2 <= cap && t / w > mmax) w *= 2;
     return w;

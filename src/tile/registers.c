@@ -16,8 +16,8 @@ typedef struct reg_plan {
 
 static int reg_items(const clperm_ctx *ctx) {
     if (ctx->params[CLPERM_PARAM_SEGMENT_SORT] == 1) return 0;
-    if (ctx->params[CLPERM_PARAM_SEGMENT_SORT] == 2 && !ctx->tuning.seg_reg_items) return 8;
-    return ctx->tuning.seg_reg_items;
+    if (ctx->params[CLPERM_PARAM_SEGMENT_SORT] == 2 && !ctx->tuning.tile.reg_items) return 8;
+    return ctx->tuning.tile.reg_items;
 }
 
 int clperm__segment_sort(const clperm_ctx *ctx) { return reg_items(ctx) ? 2 : 1; }

@@ -24,7 +24,7 @@ static const sort_program sort_programs[] = {
 
 /* CLPERM_TILE_SORT_AUTO as the device's tuning chooses it. */
 static clperm_tile_sort resolve(const clperm_ctx *ctx, clperm_tile_sort algorithm) {
-    return algorithm == CLPERM_TILE_SORT_AUTO ? (clperm_tile_sort)ctx->tuning.sort_auto : algorithm;
+    return algorithm == CLPERM_TILE_SORT_AUTO ? (clperm_tile_sort)ctx->tuning.tile.auto_sort : algorithm;
 }
 
 static const clperm__tile_program *sort_program_of(clperm_tile_sort algorithm) {

@@ -1,0 +1,20 @@
+/* The tunables of the device-wide scan and reduction: each an int, set per device by the rows of
+ * scan_rows.c (src/runtime/rows.h says how rows apply) and read from clperm_ctx.tuning.scan. */
+#ifndef CLPERM_SCAN_TUNABLES_H
+#define CLPERM_SCAN_TUNABLES_H
+
+#include "rows.h"
+
+#define CLPERM__SCAN_TUNABLES(X)                                                          \
+    X(kernel, "default clperm_kernel_kind of the scan")                                            \
+    X(wg_size, "work-group kernels: work-items per work-group")                                    \
+    X(items_u32, "work-group kernels: items per work-item, u32")                                   \
+    X(items_u64, "work-group kernels: items per work-item, u64")                                   \
+    X(stage, "work-group kernels: 1 stages tiles through local memory")                            \
+    X(serial_u32, "serial kernels: items per tile, u32")                                           \
+    X(serial_u64, "serial kernels: items per tile, u64")                                           \
+    X(groups_per_cu, "passes over ranges of tiles (also the shuffle's): work-groups per compute unit")
+
+CLPERM__FAMILY_TUNING(scan, CLPERM__SCAN_TUNABLES);
+
+#endif /* CLPERM_SCAN_TUNABLES_H */

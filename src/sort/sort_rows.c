@@ -1,0 +1,27 @@
+/* The device rows of the device-wide sort (sort_tunables.h lists the fields): the first holds
+ * every default; each later row that matches the device overrides what it sets. */
+#include "sort_tunables.h"
+
+const clperm__sort_row clperm__sort_rows[] = {
+    {CLPERM__KEY_DEFAULTS,
+     {.kernel = CLPERM_KERNEL_WORK_GROUP, .wg_size_32 = 64, .items_32 = 8, .wg_size_64 = 64, .items_64 = 8,
+      .rank = 1, .digit_bits = 8}},
+    {CLPERM__KEY_GPUS,
+     {.wg_size_32 = 256, .items_32 = 12, .wg_size_64 = 256}},
+    {{CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL,
+      "Device-wide sort on the NVIDIA H200, 2^28 keys, the best tile per class: 512 x 16 u32 keys at 64 "
+      "registers 36.4 G keys/s, 384 x 16 u32 keys with u32 values 29.7, 384 x 12 u64 keys 14.2 (256 x 12 "
+      "12.9 since the tiles publish their counts before the scan), 256 x 20 u64 with u64 values 10.0", 0},
+     {.wg_size_32 = 512, .items_32 = 16, .regs_32 = 64, .wg_size_32v = 384, .items_32v = 16, .wg_size_64 = 384,
+      .items_64 = 12, .wg_size_64v = 256, .items_64v = 20}},
+    {{CLPERM_VENDOR_AMD, CL_DEVICE_TYPE_GPU, NULL,
+      "not measured: scan tiles sized for 64-wide wavefronts", 0},
+     {.items_32 = 16}},
+    {CLPERM__KEY_CPUS,
+     {.kernel = CLPERM_KERNEL_SERIAL}},
+    {CLPERM__KEY_LOOP_LIMITED,
+     {.kernel = CLPERM_KERNEL_WORK_GROUP, .wg_size_32 = 64, .items_32 = 8, .wg_size_64 = 64, .items_64 = 8}},
+    {CLPERM__KEY_OCLGRIND,
+     {.kernel = CLPERM_KERNEL_WORK_GROUP, .wg_size_32 = 64, .items_32 = 4, .wg_size_64 = 64, .items_64 = 4}},
+};
+const size_t clperm__sort_rows_count = sizeof clperm__sort_rows / sizeof clperm__sort_rows[0];

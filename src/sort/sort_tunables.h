@@ -1,0 +1,27 @@
+/* The tunables of the device-wide sort: each an int, set per device by the rows of sort_rows.c
+ * (src/runtime/rows.h says how rows apply) and read from clperm_ctx.tuning.sort. */
+#ifndef CLPERM_SORT_TUNABLES_H
+#define CLPERM_SORT_TUNABLES_H
+
+#include "rows.h"
+
+#define CLPERM__SORT_TUNABLES(X)                                                          \
+    X(kernel, "clperm_kernel_kind of the device-wide sort")                                        \
+    X(wg_size_32, "work-group kernels' tile, work-items: 32-bit keys alone")                       \
+    X(items_32, "keys per work-item: 32-bit keys alone")                                           \
+    X(wg_size_32v, "the same with values (0: as the keys alone)")                                  \
+    X(items_32v, "the same with values (0: as the keys alone)")                                    \
+    X(wg_size_64, "work-items: 64-bit keys alone")                                                 \
+    X(items_64, "keys per work-item: 64-bit keys alone")                                           \
+    X(wg_size_64v, "the same with values (0: as the keys alone)")                                  \
+    X(items_64v, "the same with values (0: as the keys alone)")                                    \
+    X(regs_32, "NVIDIA: registers per work-item, 32-bit keys alone (0: the compiler's)")           \
+    X(regs_32v, "the same with values (no class takes another's)")                                 \
+    X(regs_64, "the same, 64-bit keys alone")                                                      \
+    X(regs_64v, "the same, 64-bit keys with values")                                               \
+    X(rank, "CLPERM_PARAM_SORT_RANK")                                                              \
+    X(digit_bits, "bits per digit")
+
+CLPERM__FAMILY_TUNING(sort, CLPERM__SORT_TUNABLES);
+
+#endif /* CLPERM_SORT_TUNABLES_H */

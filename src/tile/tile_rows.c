@@ -1,0 +1,21 @@
+/* The device rows of the tile sorts, partitions and the register network of short segments
+ * (tile_tunables.h lists the fields): the first holds every default; each later row that matches
+ * the device overrides what it sets. */
+#include "tile_tunables.h"
+
+const clperm__tile_row clperm__tile_rows[] = {
+    {CLPERM__KEY_DEFAULTS,
+     {.aspect = 1, .auto_sort = CLPERM_TILE_SORT_SHEAR, .reg_items = 8}},
+    {{CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL,
+      "Scan, Shuffle, Tile sorts (segments of 256: 8 x 32, m >= 4w), Generators on the NVIDIA H200", 0},
+     {.aspect = 4}},
+    {{CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL,
+      "Segmented sort's register network on the NVIDIA H100, 2^28 u32 keys: 16 keys a work-item (segments of "
+      "256 / 1024 / 2048 at 259 / 169 / 137 G keys/s, 8 keys at 230 / 152 / 129)", 0},
+     {.reg_items = 16}},
+    {CLPERM__KEY_CPUS,
+     {.auto_sort = CLPERM_TILE_SORT_BITONIC, .reg_items = -1}},
+    {CLPERM__KEY_OCLGRIND,
+     {.auto_sort = CLPERM_TILE_SORT_SHEAR}},
+};
+const size_t clperm__tile_rows_count = sizeof clperm__tile_rows / sizeof clperm__tile_rows[0];
