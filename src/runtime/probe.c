@@ -1,6 +1,45 @@
-/* Probes of what a device does that no query tells, run once when a context is created
- * (cl/common/probe.cl): today whether the device ends long loops early (clperm_profile.loop_limit). */
+/* Probes of what a device does that no query tells, run when the first context on a device is
+ * created (cl/common/probe.cl): today whether the device ends long loops early
+ * (clperm_profile.loop_limit). */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "internal.h"
+
+/* The probes' answers by device, for the process: a device answers the same each time, and a
+ * build per context costs tens of milliseconds on some implementations (PoCL). */
+#define KNOWN_MAX 32
+static pthread_mutex_t known_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    cl_device_id device;
+    char name[128]; /* with the handle, in case a released device's handle is reused */
+    cl_uint loop_limit;
+} known[KNOWN_MAX];
+static int known_count;
+
+static int known_find(cl_device_id device, const char *name, cl_uint *loop_limit) {
+    int found = 0;
+    pthread_mutex_lock(&known_lock);
+    for (int i = 0; i < known_count && !found; i++)
+        if (known[i].device == device && strcmp(known[i].name, name) == 0) {
+            *loop_limit = known[i].loop_limit;
+            found = 1;
+        }
+    pthread_mutex_unlock(&known_lock);
+    return found;
+}
+
+static void known_add(cl_device_id device, const char *name, cl_uint loop_limit) {
+    pthread_mutex_lock(&known_lock);
+    if (known_count < KNOWN_MAX) {
+        known[known_count].device = device;
+        snprintf(known[known_count].name, sizeof known[known_count].name, "%s", name);
+        known[known_count].loop_limit = loop_limit;
+        known_count++;
+    }
+    pthread_mutex_unlock(&known_lock);
+}
 
 /* Iterations of the probe's loop: above the one cap known (65535), cheap everywhere else. */
 #define PROBE_LOOP_ITERATIONS (1u << 17)
@@ -9,7 +48,7 @@ clperm_status clperm__probe_loops(cl_context context, cl_device_id device, cl_co
                                   clperm_profile *p) {
     p->loop_limit = 0;
     /* A simulator runs every iteration under its checks, seconds for this loop, and bounds none. */
-    if (p->vendor == CLPERM_VENDOR_OCLGRIND) return CLPERM_SUCCESS;
+    if (p->vendor == CLPERM_VENDOR_OCLGRIND || known_find(device, p->device_name, &p->loop_limit)) return CLPERM_SUCCESS;
     cl_int err = CL_SUCCESS;
     cl_program prog = NULL;
     cl_kernel kern = NULL;
@@ -36,6 +75,7 @@ clperm_status clperm__probe_loops(cl_context context, cl_device_id device, cl_co
         p->loop_limit = got[0] ? got[0] : 1;
         clperm__debug("\"%s\" ended a loop of %u iterations after %u: loops are capped", p->device_name, n, got[0]);
     }
+    known_add(device, p->device_name, p->loop_limit);
 cleanup:
     if (words) clReleaseMemObject(words);
     if (kern) clReleaseKernel(kern);

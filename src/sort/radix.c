@@ -109,17 +109,16 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
     p->tiles = (n + p->tile - 1) / p->tile;
     CLPERM_RETURN_IF(p->tiles >= (UINT64_C(1) << 31), CLPERM_ERROR_SIZE_OVERFLOW);
     int atom64 = ctx->profile.vendor != CLPERM_VENDOR_NVIDIA && has_extension(ctx, "cl_khr_int64_base_atomics");
-    snprintf(p->options, sizeof p->options,
-             "-DCLPERM_SORT_KEY64=%d -DCLPERM_SORT_VALUE_BYTES=%zu -DCLPERM_SORT_BITS=%u -DCLPERM_SORT_ITEMS=%u "
-             "-DCLPERM_SORT_RANK=%d -DCLPERM_SORT_COUNT64=%d -DCLPERM_SORT_ATOM64=%d -DCLPERM_SORT_SUB=%llu "
-             "-DCLPERM_SORT_TRACE=%d -DCLPERM_SORT_UNROLL=%d",
-             ks == 8, vs, p->digit_bits, p->items, p->rank, p->count64, atom64, (unsigned long long)p->sub, trace,
-             (ctx->profile.device_type & CL_DEVICE_TYPE_GPU) != 0);
-    if (p->regs) {
-        /* ptxas takes the cap only where the kernels do not require their work-group size. */
-        size_t len = strlen(p->options);
-        snprintf(p->options + len, sizeof p->options - len, " -DCLPERM_NO_REQD_WG=1 -cl-nv-maxrregcount=%d", p->regs);
-    }
+    clperm__buf o = clperm__buf_on(p->options, sizeof p->options);
+    clperm__buf_add(&o,
+                    "-DCLPERM_SORT_KEY64=%d -DCLPERM_SORT_VALUE_BYTES=%zu -DCLPERM_SORT_BITS=%u -DCLPERM_SORT_ITEMS=%u "
+                    "-DCLPERM_SORT_RANK=%d -DCLPERM_SORT_COUNT64=%d -DCLPERM_SORT_ATOM64=%d -DCLPERM_SORT_SUB=%llu "
+                    "-DCLPERM_SORT_TRACE=%d -DCLPERM_SORT_UNROLL=%d",
+                    ks == 8, vs, p->digit_bits, p->items, p->rank, p->count64, atom64, (unsigned long long)p->sub,
+                    trace, (ctx->profile.device_type & CL_DEVICE_TYPE_GPU) != 0);
+    /* ptxas takes the cap only where the kernels do not require their work-group size. */
+    if (p->regs) clperm__buf_add(&o, " -DCLPERM_NO_REQD_WG=1 -cl-nv-maxrregcount=%d", p->regs);
+    CLPERM_TRY(clperm__buf_status(&o));
     return CLPERM_SUCCESS;
 }
 

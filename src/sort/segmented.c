@@ -27,7 +27,9 @@ static clperm_status seg_kernel(clperm_ctx *ctx, const seg_plan *sp, const char 
     size_t lengths[1] = {clperm__cl_sort_segments_cl_size};
     clperm__source src = {"segments", 1, texts, lengths};
     char opts[128];
-    snprintf(opts, sizeof opts, "-DCLPERM_WG_SIZE=%zu %s", sp->wg, sp->options);
+    clperm__buf o = clperm__buf_on(opts, sizeof opts);
+    clperm__buf_add(&o, "-DCLPERM_WG_SIZE=%zu %s", sp->wg, sp->options);
+    CLPERM_TRY(clperm__buf_status(&o));
     return clperm__kernel_get(ctx, &src, opts, name, out);
 }
 
@@ -156,7 +158,9 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
     }
     sp.huge = SEG_HUGE;
     sp.wg = 256 <= ctx->profile.max_work_group_size ? 256 : ctx->profile.max_work_group_size;
-    snprintf(sp.options, sizeof sp.options, "-DCLPERM_SEG_OFFSET64=%d", segs->offset_type == CLPERM_TYPE_U64);
+    clperm__buf o = clperm__buf_on(sp.options, sizeof sp.options);
+    clperm__buf_add(&o, "-DCLPERM_SEG_OFFSET64=%d", segs->offset_type == CLPERM_TYPE_U64);
+    CLPERM_TRY(clperm__buf_status(&o));
     CLPERM_RETURN_IF(segs->count > SIZE_MAX / 16, CLPERM_ERROR_SIZE_OVERFLOW);
     CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->sort_seg_hdr, HDR_BYTES, 0, NULL));
     CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->sort_segs, (size_t)segs->count * 16, 0, NULL));

@@ -37,11 +37,12 @@ static int reg_plan_of(const clperm_ctx *ctx, uint64_t segment, uint32_t pos_xor
     p->wg = places / p->n;
     uint64_t local = 2 * (uint64_t)p->wg * (p->n + 1) * 4 + (uint64_t)p->wg * 8;
     if (p->wg > ctx->profile.max_work_group_size || local > ctx->profile.local_mem_bytes) return 0;
-    snprintf(p->options, sizeof p->options,
-             "-DCLPERM_RS_N=%u -DCLPERM_RS_T=%u -DCLPERM_RS_POS=%#xu -DCLPERM_RS_NEG=%#xu -DCLPERM_RS_LIST=%d "
-             "-DCLPERM_RS_TRACE=%d",
-             p->n, p->t, pos_xor, neg_xor, list, trace);
-    return 1;
+    clperm__buf o = clperm__buf_on(p->options, sizeof p->options);
+    clperm__buf_add(&o,
+                    "-DCLPERM_RS_N=%u -DCLPERM_RS_T=%u -DCLPERM_RS_POS=%#xu -DCLPERM_RS_NEG=%#xu -DCLPERM_RS_LIST=%d "
+                    "-DCLPERM_RS_TRACE=%d",
+                    p->n, p->t, pos_xor, neg_xor, list, trace);
+    return clperm__buf_status(&o) == CLPERM_SUCCESS;
 }
 
 uint64_t clperm__reg_sort_max(const clperm_ctx *ctx, clperm_key_type type) {
