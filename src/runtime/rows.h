@@ -44,9 +44,11 @@ typedef struct clperm__row_key {
      "a simulator, whatever type it reports: small work-group tiles keep the tests short", 0}
 
 /* Rows apply in order to values starting at 0: the first row of a family holds every default, and
- * each later row that matches overrides the fields it sets (0 leaves a field alone, -1 sets 0). */
-#define CLPERM__TUNABLE_FIELD(name, text) int name;
-#define CLPERM__TUNABLE_COUNT(name, text) +1
+ * each later row that matches overrides the fields it sets (0 leaves a field alone, -1 sets 0).
+ * A family's list gives each tunable as X(name, lo, hi, meaning): the values it may take once
+ * the rows are applied (tests/test_tuning.c holds every row of every family to them). */
+#define CLPERM__TUNABLE_FIELD(name, lo, hi, text) int name;
+#define CLPERM__TUNABLE_COUNT(name, lo, hi, text) +1
 
 /* The types of a family's tunables and rows, and its table, from its list: FAM names the family
  * (scan, shuffle, ...), LIST its X-macro. */

@@ -6,21 +6,21 @@
 #include "rows.h"
 
 #define CLPERM__SORT_TUNABLES(X)                                                          \
-    X(kernel, "clperm_kernel_kind of the device-wide sort")                                        \
-    X(wg_size_32, "work-group kernels' tile, work-items: 32-bit keys alone")                       \
-    X(items_32, "keys per work-item: 32-bit keys alone")                                           \
-    X(wg_size_32v, "the same with values (0: as the keys alone)")                                  \
-    X(items_32v, "the same with values (0: as the keys alone)")                                    \
-    X(wg_size_64, "work-items: 64-bit keys alone")                                                 \
-    X(items_64, "keys per work-item: 64-bit keys alone")                                           \
-    X(wg_size_64v, "the same with values (0: as the keys alone)")                                  \
-    X(items_64v, "the same with values (0: as the keys alone)")                                    \
-    X(regs_32, "NVIDIA: registers per work-item, 32-bit keys alone (0: the compiler's)")           \
-    X(regs_32v, "the same with values (no class takes another's)")                                 \
-    X(regs_64, "the same, 64-bit keys alone")                                                      \
-    X(regs_64v, "the same, 64-bit keys with values")                                               \
-    X(rank, "CLPERM_PARAM_SORT_RANK")                                                              \
-    X(digit_bits, "bits per digit")
+    X(kernel, 1, 2, "clperm_kernel_kind of the device-wide sort")                                  \
+    X(wg_size_32, 32, 1024, "work-group kernels' tile, work-items: 32-bit keys alone")             \
+    X(items_32, 1, 32, "keys per work-item: 32-bit keys alone")                                    \
+    X(wg_size_32v, 0, 1024, "the same with values (0: as the keys alone)")                         \
+    X(items_32v, 0, 32, "the same with values (0: as the keys alone)")                             \
+    X(wg_size_64, 32, 1024, "work-items: 64-bit keys alone")                                       \
+    X(items_64, 1, 32, "keys per work-item: 64-bit keys alone")                                    \
+    X(wg_size_64v, 0, 1024, "the same with values (0: as the keys alone)")                         \
+    X(items_64v, 0, 32, "the same with values (0: as the keys alone)")                             \
+    X(regs_32, 0, 255, "NVIDIA: registers per work-item, 32-bit keys alone (0: the compiler's)")   \
+    X(regs_32v, 0, 255, "the same with values (no class takes another's)")                         \
+    X(regs_64, 0, 255, "the same, 64-bit keys alone")                                              \
+    X(regs_64v, 0, 255, "the same, 64-bit keys with values")                                       \
+    X(rank, 1, 3, "CLPERM_PARAM_SORT_RANK")                                                        \
+    X(digit_bits, 1, 8, "bits per digit")
 
 CLPERM__FAMILY_TUNING(sort, CLPERM__SORT_TUNABLES);
 
