@@ -63,7 +63,7 @@ Test(probe, loop_limit_agrees_with_a_plain_kernel) {
 /* Where loops are capped: single-pass look-back and serial kernels are refused, and the defaults
  * are right past the cap: the cases that were wrong on Rusticl's llvmpipe before the probe (the
  * permutation at n = 4,194,321, fills of generators shared by 32 and 64 work-items, the transpose
- * of 1,000,003 x 3, the scan). */
+ * of 1,000,003 x 3, the segmented sort of long segments, the scan). */
 Test(probe, capped_devices_refuse_or_compute_right) {
     TEST_EACH_DEVICE(ctx) {
         clperm_profile p;
@@ -122,6 +122,44 @@ Test(probe, capped_devices_refuse_or_compute_right) {
             free(in);
             free(out);
             free(ref);
+        }
+
+        /* The segmented sort of segments of up to 2^17 u32 keys, about log-uniform in length, as
+         * the bench's skewed mix: one work-group a segment passed the cap (and wrote out of bounds,
+         * a crash) until such segments went to the device-wide sort. */
+        {
+            uint32_t offs[64];
+            size_t count = 0;
+            uint64_t at = 0, state = 0x9e3779b97f4a7c15ull;
+            offs[0] = 0;
+            while (count < 63 && at < (1u << 18)) {
+                state = state * 6364136223846793005ull + 1442695040888963407ull;
+                uint64_t len = (uint64_t)1 << ((state >> 33) % 18);
+                len += (state >> 13) % len;
+                if (len > (1u << 17)) len = 1u << 17;
+                at += len;
+                offs[++count] = (uint32_t)at;
+            }
+            uint64_t sn = at;
+            uint32_t *keys = malloc(sn * 4), *sorted = malloc(sn * 4), *back = malloc(sn * 4);
+            cr_assert(keys && sorted && back);
+            test_fill_random(keys, sn * 4, 31);
+            memcpy(sorted, keys, sn * 4);
+            clperm_sort_host_request hr = {CLPERM_KEY_U32, sorted, 0, NULL, sn, {0, 0, 0}};
+            cr_assert_eq(clperm_sort_segmented_host(&hr, offs, CLPERM_TYPE_U32, count), CLPERM_SUCCESS);
+            cl_mem dk = test_buffer(ctx, sn * 4, keys), doff = test_buffer(ctx, (count + 1) * 4, offs);
+            cr_assert(dk && doff);
+            clperm_sort_request req = {CLPERM_KEY_U32, dk, 0, NULL, sn, {0, 0, 0}, NULL, NULL};
+            clperm_segments segs = {doff, CLPERM_TYPE_U32, count};
+            cr_assert_eq(clperm_sort_segmented(ctx, &req, &segs, 0, NULL, NULL), CLPERM_SUCCESS);
+            cr_assert_eq(test_read(ctx, dk, sn * 4, back), 0);
+            cr_assert_eq(memcmp(back, sorted, sn * 4), 0, "%s: segmented sort of %zu segments, %llu keys, differs",
+                         test_device_label(ctx), count, (unsigned long long)sn);
+            clReleaseMemObject(dk);
+            clReleaseMemObject(doff);
+            free(keys);
+            free(sorted);
+            free(back);
         }
 
         cl_mem s = test_buffer(ctx, m * 4, want);

@@ -157,6 +157,13 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
         while (sp.tile_classes < 20 && (UINT64_C(2) << sp.tile_classes) <= max) sp.tile_classes++;
     }
     sp.huge = SEG_HUGE;
+    if (ctx->profile.loop_limit && !rp.serial) {
+        /* clperm_radix_segments sorts a whole segment in one work-group, its loops running about
+         * passes * (2 / wg + 64 / tile) times a key for each work-item. Where loops are capped
+         * (clperm_profile.loop_limit), segments past half the cap go to the device-wide sort. */
+        double per_key = (double)rp.passes * (2.0 / (double)rp.wg + 64.0 / (double)rp.tile);
+        while (sp.huge > 2 && per_key * (double)sp.huge > (double)(ctx->profile.loop_limit / 2)) sp.huge /= 2;
+    }
     sp.wg = 256 <= ctx->profile.max_work_group_size ? 256 : ctx->profile.max_work_group_size;
     clperm__buf o = clperm__buf_on(sp.options, sizeof sp.options);
     clperm__buf_add(&o, "-DCLPERM_SEG_OFFSET64=%d", segs->offset_type == CLPERM_TYPE_U64);
