@@ -110,7 +110,9 @@ typedef struct clperm_ctx clperm_ctx;
 
 /* Wraps the application's own OpenCL objects. The context, device and queue are retained (and
  * released by clperm_ctx_free), never owned. The queue must belong to `context` and `device` and
- * be in-order. Writes the new context to *out on success only. */
+ * be in-order. Writes the new context to *out on success only. The first context on a device in
+ * a process builds and runs a small probe kernel (clperm_profile.loop_limit) on a queue of its
+ * own in `context`, never on the caller's queue; its failure is returned. */
 CLPERM_API clperm_status clperm_ctx_create(clperm_ctx **out, cl_context context, cl_device_id device,
                                            cl_command_queue queue);
 

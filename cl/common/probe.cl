@@ -1,5 +1,5 @@
 /*
- * Probes of what a device does, run once per context (src/runtime/probe.c).
+ * Probes of what a device does, run once per device in a process (src/runtime/probe.c).
  *
  * clperm_probe_loops: words[0] becomes the number of iterations one loop of n ran, counted
  * through loads (words[1] and words[2] hold 1) so that no compiler folds the loop away. OpenCL

@@ -87,9 +87,7 @@ clperm_status clperm_ctx_create(clperm_ctx **out, cl_context context, cl_device_
     clperm_ctx *ctx = calloc(1, sizeof *ctx);
     CLPERM_RETURN_IF(!ctx, CLPERM_ERROR_OUT_OF_HOST_MEMORY);
     clperm_status st = clperm__profile_init(platform, device, &ctx->profile);
-    if (st == CLPERM_SUCCESS) st = clperm__probe_loops(context, device, queue, &ctx->profile);
-    /* A single-pass kernel's wait counts against a cap on loops, which can end it early. */
-    if (ctx->profile.loop_limit) ctx->profile.forward_progress = 0;
+    if (st == CLPERM_SUCCESS) st = clperm__probe_loops(context, device, &ctx->profile);
     if (st != CLPERM_SUCCESS) {
         free(ctx);
         return st;

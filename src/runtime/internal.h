@@ -152,10 +152,10 @@ typedef struct clperm__device_ref {
 /* All devices on all platforms, in `clperm devices` order. *out is malloc'd. */
 clperm_status clperm__devices_all(clperm__device_ref **out, size_t *count);
 clperm_status clperm__profile_init(cl_platform_id platform, cl_device_id device, clperm_profile *p);
-/* Sets p->loop_limit by running cl/common/probe.cl on the queue's device; a failure to build or
+/* Sets p->loop_limit (and clears p->forward_progress where loops are capped) by running
+ * cl/common/probe.cl on a queue of its own, once per device in a process; a failure to build or
  * run it is returned (context creation fails with it). */
-clperm_status clperm__probe_loops(cl_context context, cl_device_id device, cl_command_queue queue,
-                                  clperm_profile *p);
+clperm_status clperm__probe_loops(cl_context context, cl_device_id device, clperm_profile *p);
 /* Effective subgroup choice for a build, from the profile and the caller's parameters. */
 void clperm__sg_choice(const clperm_ctx *ctx, size_t wg_size, clperm_sg_impl *impl, cl_uint *width);
 void clperm__tuning_init(const clperm_profile *p, clperm__tuning *t);

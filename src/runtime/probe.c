@@ -44,17 +44,28 @@ static void known_add(cl_device_id device, const char *name, cl_uint loop_limit)
 /* Iterations of the probe's loop: above the one cap known (65535), cheap everywhere else. */
 #define PROBE_LOOP_ITERATIONS (1u << 17)
 
-clperm_status clperm__probe_loops(cl_context context, cl_device_id device, cl_command_queue queue,
-                                  clperm_profile *p) {
-    p->loop_limit = 0;
+/* A single-pass kernel's wait counts against a cap on loops, which can end it early. */
+static clperm_status found(clperm_profile *p, cl_uint loop_limit) {
+    p->loop_limit = loop_limit;
+    if (loop_limit) p->forward_progress = 0;
+    return CLPERM_SUCCESS;
+}
+
+clperm_status clperm__probe_loops(cl_context context, cl_device_id device, clperm_profile *p) {
+    cl_uint known_limit = 0;
     /* A simulator runs every iteration under its checks, seconds for this loop, and bounds none. */
-    if (p->vendor == CLPERM_VENDOR_OCLGRIND || known_find(device, p->device_name, &p->loop_limit)) return CLPERM_SUCCESS;
+    if (p->vendor == CLPERM_VENDOR_OCLGRIND) return found(p, 0);
+    if (known_find(device, p->device_name, &known_limit)) return found(p, known_limit);
     cl_int err = CL_SUCCESS;
+    /* A queue of its own: the caller's queue may hold work the probe must not wait for. */
+    cl_command_queue queue = NULL;
     cl_program prog = NULL;
     cl_kernel kern = NULL;
     cl_mem words = NULL;
     const char *text = clperm__cl_common_probe_cl;
     size_t length = clperm__cl_common_probe_cl_size;
+    queue = clCreateCommandQueue(context, device, 0, &err);
+    if (!queue) goto cleanup;
     prog = clCreateProgramWithSource(context, 1, &text, &length, &err);
     if (!prog) goto cleanup;
     err = clBuildProgram(prog, 1, &device, "", NULL, NULL);
@@ -71,15 +82,16 @@ clperm_status clperm__probe_loops(cl_context context, cl_device_id device, cl_co
         (err = clEnqueueNDRangeKernel(queue, kern, 1, NULL, &one, &one, 0, NULL, NULL)) != CL_SUCCESS ||
         (err = clEnqueueReadBuffer(queue, words, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL)) != CL_SUCCESS)
         goto cleanup;
-    if (got[0] < n) {
-        p->loop_limit = got[0] ? got[0] : 1;
+    cl_uint limit = got[0] < n ? (got[0] ? got[0] : 1) : 0;
+    if (limit)
         clperm__debug("\"%s\" ended a loop of %u iterations after %u: loops are capped", p->device_name, n, got[0]);
-    }
-    known_add(device, p->device_name, p->loop_limit);
+    known_add(device, p->device_name, limit);
+    found(p, limit);
 cleanup:
     if (words) clReleaseMemObject(words);
     if (kern) clReleaseKernel(kern);
     if (prog) clReleaseProgram(prog);
+    if (queue) clReleaseCommandQueue(queue);
     if (err == CL_BUILD_PROGRAM_FAILURE) return CLPERM_ERROR_BUILD_FAILED;
     return err;
 }
