@@ -33,7 +33,9 @@ static void usage(FILE *f) {
             "  CLPERM_DEVICE          default device: an index from `clperm devices` or a name part\n"
             "  CLPERM_SUBGROUP_WIDTH  override the subgroup width (verified after the build)\n"
             "  CLPERM_CACHE_DIR       program cache directory, or \"off\" (default ~/.cache/clperm)\n"
-            "  CLPERM_DEBUG           log the library's decisions to stderr\n",
+            "  CLPERM_DEBUG           log the library's decisions to stderr; 2: also every program\n"
+            "                         built, its options and the compiler's log (NVIDIA: with\n"
+            "                         registers and spills per kernel)\n",
             clperm_version());
 }
 

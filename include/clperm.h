@@ -194,7 +194,8 @@ typedef struct clperm_profile {
     cl_ulong local_mem_bytes;
     size_t max_work_group_size;
     cl_uint banks;               /* local memory banks assumed for conflict-free layouts      */
-    int forward_progress;        /* 1: started work-groups run to completion concurrently     */
+    int forward_progress;        /* 1: started work-groups run to completion concurrently (a
+                                  * look-back's wait never ends in its fallback); 0: unknown */
     cl_uint sg_width;            /* subgroup width kernels are built for                      */
     clperm_sg_source sg_source;  /* how sg_width was found                                    */
     clperm_sg_impl sg_impl;      /* the implementation chosen                                 */
@@ -204,6 +205,9 @@ typedef struct clperm_profile {
                                   * loops, all counted together, without an error (found by a
                                   * probe: Mesa's llvmpipe, 65535). There clperm runs no kernel
                                   * whose loops could reach it: docs/devices.md              */
+    int atomics64;               /* 1: 64-bit global atomics (cl_khr_int64_base_atomics)       */
+    cl_uint local_report_scale;  /* the device's CL_KERNEL_LOCAL_MEM_SIZE over what a kernel
+                                  * declares (a probe: Rusticl on llvmpipe reports 2x); 1     */
 } clperm_profile;
 
 /* Copies the context's device profile into *out. */
@@ -255,7 +259,10 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
 
 /* The tunables, one line each: X(NAME, enum value (pinned), lowest, highest, flags, name for the
  * command line and clperm_param_name). What they mean:
- *   SCAN_ALGORITHM   1 reduce-then-scan (three passes), 2 single pass with decoupled look-back.
+ *   SCAN_ALGORITHM   1 reduce-then-scan (three passes), 2 single pass with decoupled look-back
+ *                    (the default where loops are not capped, clperm_profile.loop_limit: a wait
+ *                    for an earlier tile is bounded, then the waiting work-group computes that
+ *                    tile's sum itself, so no device's scheduling can hang it).
  *   SG_IMPL          a clperm_sg_impl the device can run (CLPERM_ERROR_UNSUPPORTED if not).
  *   SG_WIDTH         subgroup width (the hardware's width for the khr and ptx implementations).
  *   SCAN_WG_SIZE     work-group size of the scan's work-group kernels.
@@ -282,8 +289,10 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
  *                    in private memory). Both give the same items.
  *   SORT_ALGORITHM   device-wide sort (clperm_sort): 1 reduce-then-scan passes (a count, a scan
  *                    of the counts and a scatter per digit; any device), 2 Onesweep (one
- *                    histogram of every digit, then one pass per digit with decoupled look-back;
- *                    devices whose work-groups make progress, clperm_profile.forward_progress).
+ *                    histogram of every digit, then one pass per digit with decoupled look-back,
+ *                    its waits bounded as the scan's; the default where loops are not capped and
+ *                    the 64-bit look-back words are read whole: NVIDIA, or 64-bit atomics,
+ *                    clperm_profile.atomics64; elsewhere CLPERM_ERROR_UNSUPPORTED).
  *   SORT_KERNEL      a clperm_kernel_kind for the device-wide sort (serial: one work-item per
  *                    block of keys, private counters; Onesweep runs work-group kernels only).
  *   SORT_RANK        how a work-group kernel ranks its tile's keys by digit: 1 subgroup votes
@@ -738,7 +747,7 @@ CLPERM_API clperm_status clperm_transpose_conflicts(clperm_ctx *ctx, clperm_type
  * value per key moved with its key. Stable: keys of equal order keep their input order, so the
  * result is unique and every device gives the host's (clperm_sort_host) bit for bit.
  *
- * On devices whose work-groups make progress (clperm_profile.forward_progress) the sort runs
+ * Where loops are not capped (clperm_profile.loop_limit) the work-group kernels run
  * Onesweep (Adinets and Merrill, 2022): one pass over the keys counts every digit, then one pass
  * per digit ranks each tile's keys in local memory, finds the tile's place by decoupled look-back
  * over earlier tiles and writes the keys out in digit order. Elsewhere, and on CPUs, each digit

@@ -1,6 +1,6 @@
 /*
  * Device-wide prefix sum and reduction of u32 or u64 items, compiled after cl/common/subgroup.h,
- * cl/common/wg_scan.h and cl/common/lookback.h.
+ * cl/common/progress.h, cl/common/wg_scan.h and cl/common/lookback.h.
  *
  * Required: CLPERM_T (uint or ulong), CLPERM_TS (u32 or u64), CLPERM_SCAN_ITEMS (items each
  * work-item scans per tile). CLPERM_SCAN_STAGE 1 loads and stores tiles through local memory so
@@ -112,6 +112,20 @@ inline void clperm__thread_scan(clperm_t v[CLPERM_SCAN_ITEMS], clperm_t carry, u
     }
 }
 
+/* The look-back's fallback (cl/common/lookback.h): a tile's sum from its items. */
+typedef struct {
+    const __global clperm_t *src;
+    ulong n;
+} clperm__scan_input;
+
+clperm_t clperm__tile_part(const void *input, uint tile, uint lane, uint width) {
+    const clperm__scan_input *in = (const clperm__scan_input *)input;
+    ulong end = min(in->n, ((ulong)tile + 1) * CLPERM_SCAN_TILE);
+    clperm_t s = 0;
+    for (ulong i = (ulong)tile * CLPERM_SCAN_TILE + lane; i < end; i += width) s += in->src[i];
+    return s;
+}
+
 #if !CLPERM_SCAN_SERIAL
 
 __kernel CLPERM_KERNEL_ATTRS void CLPERM_SCAN_KERNEL(clperm_scan_lookback_)(
@@ -131,7 +145,14 @@ __kernel CLPERM_KERNEL_ATTRS void CLPERM_SCAN_KERNEL(clperm_scan_lookback_)(
     clperm__load_blocked(src, base, n, v, CLPERM__STAGE);
     clperm_t total;
     clperm_t excl = clperm__wg_scan_excl(clperm__thread_sum(v), &total, sg_tot, scr);
-    clperm_t prefix = clperm__look_back(tile, total, flags, vals, epoch, &prefix_sh, scr);
+    clperm__scan_input in = {src, n};
+    clperm_t prefix = clperm__look_back(tile, total, flags, vals, epoch, &in, &prefix_sh, scr);
+#if CLPERM_SCAN_STAGE
+    /* The items again from local memory, where they stay until the store: held in registers
+     * through the look-back they left its fallback too few (spills on the H100, u64 items). */
+#pragma unroll
+    for (uint j = 0; j < CLPERM_SCAN_ITEMS; j++) v[j] = stage[get_local_id(0) * CLPERM_SCAN_ITEMS + j];
+#endif
     clperm__thread_scan(v, prefix + excl, inclusive);
     clperm__store_blocked(dst, base, n, v, CLPERM__STAGE);
 }
@@ -231,7 +252,8 @@ __kernel CLPERM_KERNEL_ATTRS void CLPERM_SCAN_KERNEL(clperm_scan_lookback_)(
     uint tile = atomic_inc(counter) - tile_base;
     ulong begin = (ulong)tile * CLPERM_SCAN_TILE, end = min(n, begin + CLPERM_SCAN_TILE);
     clperm_t total = clperm__serial_sum(src, begin, end);
-    clperm_t prefix = clperm__look_back_serial(tile, total, flags, vals, epoch);
+    clperm__scan_input in = {src, n};
+    clperm_t prefix = clperm__look_back_serial(tile, total, flags, vals, epoch, &in);
     clperm__serial_scan(src, dst, begin, end, prefix, inclusive);
 }
 

@@ -1,6 +1,6 @@
 /*
  * Bijective shuffle (Mitchell et al., Algorithm 1), compiled after cl/common/subgroup.h,
- * clperm_bijection.h, cl/common/wg_scan.h and cl/common/lookback.h (with CLPERM_T the type of
+ * cl/common/progress.h, clperm_bijection.h, cl/common/wg_scan.h and cl/common/lookback.h (with CLPERM_T the type of
  * output positions).
  *
  * Every index i of the bijection's domain [0, domain) is evaluated once: w = f(i) is kept when
@@ -40,6 +40,17 @@ typedef CLPERM_SHUF_WORD clperm_word_t;
 inline uint clperm__shuf_eval(const clperm_bijection_key *key, ulong i, clperm_idx_t *w) {
     *w = (clperm_idx_t)clperm_bijection_apply(key, i);
     return i < key->domain && (ulong)*w < key->n;
+}
+
+/* The look-back's fallback (cl/common/lookback.h): how many of a tile's indices are kept. */
+clperm_t clperm__tile_part(const void *input, uint tile, uint lane, uint width) {
+    const clperm_bijection_key *key = (const clperm_bijection_key *)input;
+    clperm_t count = 0;
+    for (uint j = lane; j < CLPERM_SHUF_TILE; j += width) {
+        clperm_idx_t w;
+        count += clperm__shuf_eval(key, (ulong)tile * CLPERM_SHUF_TILE + j, &w);
+    }
+    return count;
 }
 
 #ifndef CLPERM_SHUF_VEC8
@@ -205,10 +216,10 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_shuffle_lookback(const __global clperm_
     uint tile = tile_sh;
     clperm_t count = clperm__shuf_compact(&key, (ulong)tile * CLPERM_SHUF_TILE, stage, sg_tot, scr);
 #if CLPERM_SHUF_SERIAL
-    CLPERM__SHUF_EMIT(src, dst, stage, (uint)count, clperm__look_back_serial(tile, count, flags, vals, epoch));
+    CLPERM__SHUF_EMIT(src, dst, stage, (uint)count, clperm__look_back_serial(tile, count, flags, vals, epoch, &key));
 #else
     CLPERM__SHUF_EMIT(src, dst, stage, (uint)count,
-                      clperm__look_back(tile, count, flags, vals, epoch, &prefix_sh, scr));
+                      clperm__look_back(tile, count, flags, vals, epoch, &key, &prefix_sh, scr));
 #endif
 }
 

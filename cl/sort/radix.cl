@@ -1,7 +1,7 @@
 /*
  * Device-wide LSD radix sort, work-group kernels. Compiled after cl/common/subgroup.h,
- * cl/sort/sort_key.h and cl/sort/radix_types.h (the key, value and count options; R = 2^BITS
- * digits).
+ * cl/common/progress.h, cl/sort/sort_key.h and cl/sort/radix_types.h (the key, value and count
+ * options; R = 2^BITS digits).
  *
  * Required: CLPERM_SORT_ITEMS (keys per work-item per tile), CLPERM_SORT_RANK (how a tile ranks
  * its keys, below). Optional: CLPERM_SORT_ATOM64 (1: the look-back
@@ -162,39 +162,66 @@ inline ulong sort_peek(volatile __global ulong *p) {
 #define SORT_LOOK_WINDOW 4
 #endif
 
+/* Test-only (cl/common/progress.h): 1 when the tile withholds this publication; a late tile first
+ * reads its word many times over. */
+inline int sort_withheld(volatile __global ulong *p, uint tile) {
+    int w = clperm__withheld(tile);
+    if (w == 2)
+        for (uint i = 0; i < CLPERM__LATE_READS; i++) (void)sort_peek(p);
+    return w == 1;
+}
+
 /* Publishes a tile's count of one digit at word p, as soon as the tile has it: the aggregate, or
  * for tile 0 the inclusive prefix. */
 inline void sort_publish_count(volatile __global ulong *p, uint tile, uint epoch, ulong count) {
-    sort_publish(p, epoch, tile ? SORT_FLAG_AGG : SORT_FLAG_INCL, count);
+    if (!sort_withheld(p, tile)) sort_publish(p, epoch, tile ? SORT_FLAG_AGG : SORT_FLAG_INCL, count);
 }
 
-/* After sort_publish_count: walks back over earlier tiles' words of the digit (stride R),
+/* The look-back's fallback (cl/common/progress.h): tile t's count of digit d from its keys. */
+inline ulong sort_tile_count(const __global sort_key *kin, ulong n, uint t, uint d, sort_key px, sort_key nx,
+                             uint shift, uint mask) {
+    ulong base = (ulong)t * SORT_TILE, end = min(n, base + SORT_TILE), c = 0;
+    for (ulong i = base; i < end; i++) c += SORT_DIGIT(kin[i], px, nx, shift, mask) == d;
+    return c;
+}
+
+/* After sort_publish_count: walks back over earlier tiles' words of digit d (stride R),
  * SORT_LOOK_WINDOW tiles' words loaded at once, to the nearest inclusive prefix; publishes this
- * tile's inclusive prefix and returns the count of the digit over earlier tiles. */
-inline ulong sort_look_back(volatile __global ulong *p, uint tile, ulong count, uint epoch) {
+ * tile's inclusive prefix and returns the count of the digit over earlier tiles. A word still
+ * unpublished after CLPERM_LOOKBACK_SPINS reads is counted from that tile's keys instead. */
+inline ulong sort_look_back(volatile __global ulong *p, uint tile, ulong count, uint epoch,
+                            const __global sort_key *kin, ulong n, uint d, sort_key px, sort_key nx, uint shift,
+                            uint mask) {
     ulong excl = 0;
     volatile __global ulong *q = p;
     for (uint t = tile; t > 0;) {
         const uint m = min(t, (uint)SORT_LOOK_WINDOW);
         ulong w[SORT_LOOK_WINDOW];
         int found = 0;
+        uint used = m; /* tiles this step takes: up to a stalled one, which is then counted */
 #pragma unroll
         for (uint i = 0; i < SORT_LOOK_WINDOW; i++)
             if (i < m) w[i] = sort_peek(q - (ulong)(i + 1) * SORT_R);
 #pragma unroll
         for (uint i = 0; i < SORT_LOOK_WINDOW; i++) {
-            if (i < m && !found) {
+            if (i < used && !found) {
                 ulong x = w[i];
-                while ((uint)(x >> 40) != epoch) x = sort_peek(q - (ulong)(i + 1) * SORT_R);
-                excl += x & SORT_COUNT_MASK;
-                found = ((x >> 38) & 3ul) == SORT_FLAG_INCL;
+                for (uint spin = 0; (uint)(x >> 40) != epoch && spin < CLPERM_LOOKBACK_SPINS; spin++)
+                    x = sort_peek(q - (ulong)(i + 1) * SORT_R);
+                if ((uint)(x >> 40) != epoch) {
+                    used = i;
+                } else {
+                    excl += x & SORT_COUNT_MASK;
+                    found = ((x >> 38) & 3ul) == SORT_FLAG_INCL;
+                }
             }
         }
         if (found) break;
-        t -= m;
-        q -= (ulong)m * SORT_R;
+        if (used < m) excl += sort_tile_count(kin, n, t - ++used, d, px, nx, shift, mask);
+        t -= used;
+        q -= (ulong)used * SORT_R;
     }
-    if (tile) sort_publish(p, epoch, SORT_FLAG_INCL, excl + count);
+    if (tile && !sort_withheld(p, tile)) sort_publish(p, epoch, SORT_FLAG_INCL, excl + count);
     return excl;
 }
 
@@ -520,7 +547,8 @@ SORT_UNROLL
     for (uint d = lid; d < SORT_R; d += SORT_WG) {
         ulong before;
         if (prefix == SORT_PREFIX_LOOKBACK) {
-            before = bins[d] + sort_look_back(status + (ulong)tile * SORT_R + d, tile, tcount[d], epoch);
+            before = bins[d] + sort_look_back(status + (ulong)tile * SORT_R + d, tile, tcount[d], epoch, kin, n,
+                                              d, px, nx, shift, mask);
         } else if (prefix == SORT_PREFIX_COUNTS) {
             before = offsets[(ulong)d * tiles + tile];
         } else {

@@ -88,6 +88,7 @@ clperm_status clperm_ctx_create(clperm_ctx **out, cl_context context, cl_device_
     CLPERM_RETURN_IF(!ctx, CLPERM_ERROR_OUT_OF_HOST_MEMORY);
     clperm_status st = clperm__profile_init(platform, device, &ctx->profile);
     if (st == CLPERM_SUCCESS) st = clperm__probe_loops(context, device, &ctx->profile);
+    if (st == CLPERM_SUCCESS) st = clperm__lookback_test_init(&ctx->lookback);
     if (st != CLPERM_SUCCESS) {
         free(ctx);
         return st;

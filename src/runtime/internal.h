@@ -9,7 +9,9 @@
 
 #include "status_macros.h"
 
-/* Logging for diagnosis only, when the environment variable CLPERM_DEBUG is set. */
+/* Logging for diagnosis only, when the environment variable CLPERM_DEBUG is set; its level (0
+ * unset, 2 and up: every build's options and compiler log too). */
+int clperm__debug_level(void);
 void clperm__debug(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))
@@ -85,7 +87,16 @@ typedef struct clperm__lookback {
     clperm__scratch values;  /* four uints per tile: aggregate, inclusive prefix */
     uint32_t tile_base;      /* tiles handed out by the counter so far, mod 2^32 */
     uint32_t epoch;
+    char test_options[128];  /* CLPERM_TEST_LOOKBACK as build options, or "" */
 } clperm__lookback;
+
+/* Test-only: tiles that publish late or never, from the environment variable
+ * CLPERM_TEST_LOOKBACK ("never:K" or "late:K", optionally ":SPINS": every K-th tile from tile 0;
+ * SPINS bounds each wait, cl/common/progress.h), as build options into lb->test_options. A value
+ * of another form is refused (CLPERM_ERROR_INVALID_ARGUMENT, with a CLPERM_DEBUG message). */
+clperm_status clperm__lookback_test_init(clperm__lookback *lb);
+/* Whether Onesweep's look-back can run on a device of this profile. */
+int clperm__onesweep_runs(const clperm_profile *p);
 
 /* What one single-pass kernel launch passes to cl/common/lookback.h's functions. */
 typedef struct clperm__lookback_call {

@@ -25,6 +25,34 @@ static int is_pow2(cl_uint x) { return x && !(x & (x - 1)); }
         buf[sizeof(buf) - 1] = 0;                                                                  \
     } while (0)
 
+/* Test-only: CLPERM_TEST_PROFILE, comma-separated "local=BYTES", "wg=N", "no-atomics64", lowers
+ * what the profile says the device has, to run clperm as on a smaller device. Another form fails
+ * context creation (CLPERM_ERROR_INVALID_ARGUMENT, with a CLPERM_DEBUG message). */
+static clperm_status caps_from_env(clperm_profile *p) {
+    const char *env = getenv("CLPERM_TEST_PROFILE");
+    if (!env || !*env) return CLPERM_SUCCESS;
+    char copy[128];
+    if (strlen(env) >= sizeof copy) goto bad;
+    strcpy(copy, env);
+    for (char *save = NULL, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        unsigned long long v = 0;
+        int used = 0;
+        if (sscanf(item, "local=%llu%n", &v, &used) == 1 && !item[used] && v >= 1024) {
+            if (v < p->local_mem_bytes) p->local_mem_bytes = v;
+        } else if (sscanf(item, "wg=%llu%n", &v, &used) == 1 && !item[used] && v >= 1) {
+            if (v < p->max_work_group_size) p->max_work_group_size = (size_t)v;
+        } else if (strcmp(item, "no-atomics64") == 0) {
+            p->atomics64 = 0;
+        } else {
+            goto bad;
+        }
+    }
+    return CLPERM_SUCCESS;
+bad:
+    clperm__debug("CLPERM_TEST_PROFILE=\"%s\": expected local=BYTES, wg=N or no-atomics64, comma-separated", env);
+    return CLPERM_ERROR_INVALID_ARGUMENT;
+}
+
 clperm_status clperm__profile_init(cl_platform_id platform, cl_device_id device, clperm_profile *p) {
     memset(p, 0, sizeof *p);
     cl_int err = clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof p->platform_name, p->platform_name, NULL);
@@ -68,10 +96,13 @@ clperm_status clperm__profile_init(cl_platform_id platform, cl_device_id device,
         p->vendor = CLPERM_VENDOR_INTEL;
 
     p->banks = 32;
-    /* Single-pass scans wait on earlier work-groups. With tile numbers handed out in the order
-     * work-groups start, that is safe wherever a started work-group keeps running: GPUs of these
-     * vendors, and CPU runtimes that run each work-group to completion on a thread. */
+    /* Single-pass kernels wait on earlier work-groups, a bounded wait (cl/common/progress.h).
+     * With tile numbers handed out in the order work-groups start, it ends before the bound
+     * wherever a started work-group keeps running: GPUs of these vendors, and CPU runtimes that
+     * run each work-group to completion on a thread. */
     p->forward_progress = p->vendor != CLPERM_VENDOR_OTHER;
+    p->atomics64 = has_word(ext, "cl_khr_int64_base_atomics");
+    p->local_report_scale = 1; /* until the probe (probe.c) says otherwise */
 
     /* Subgroups: what the device offers, and the width to build for. */
     int khr = has_word(ext, "cl_khr_subgroups");
@@ -124,7 +155,7 @@ clperm_status clperm__profile_init(cl_platform_id platform, cl_device_id device,
         }
     }
     free(ext);
-    return CLPERM_SUCCESS;
+    return caps_from_env(p);
 }
 
 void clperm__sg_choice(const clperm_ctx *ctx, size_t wg, clperm_sg_impl *impl, cl_uint *width) {

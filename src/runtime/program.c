@@ -118,6 +118,10 @@ static clperm_status build(clperm_ctx *ctx, const clperm__source *src, const cha
         }
         err = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
         clperm__ctx_count(ctx, CLPERM_COUNTER_PROGRAMS_BUILT);
+        if (err == CL_SUCCESS && clperm__debug_level() >= 2) {
+            keep_build_log(ctx, prog);
+            clperm__debug("built %s with options \"%s\":\n%s", src->name, options, ctx->build_log ? ctx->build_log : "");
+        }
         if (err != CL_SUCCESS) {
             keep_build_log(ctx, prog);
             clperm__debug("build of %s failed (%d) with options \"%s\":\n%s", src->name, err, options,
@@ -133,12 +137,38 @@ static clperm_status build(clperm_ctx *ctx, const clperm__source *src, const cha
     return CLPERM_SUCCESS;
 }
 
+/* Does the kernel's required work-group size fit the profile, and where the profile caps the
+ * device's local memory (CLPERM_TEST_PROFILE), its static local memory? (Below the device's own
+ * size the kernels' local memory is planned to fit; the report is read at the device's scale,
+ * clperm_profile.local_report_scale: Rusticl on llvmpipe reports twice what a kernel declares.) */
+static int fits_device(const clperm_ctx *ctx, cl_kernel kern, const char *name) {
+    cl_ulong local = 0, device_local = 0;
+    size_t reqd[3] = {0, 0, 0}, wg = 1;
+    if (clGetDeviceInfo(ctx->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof device_local, &device_local, NULL) !=
+            CL_SUCCESS ||
+        device_local <= ctx->profile.local_mem_bytes ||
+        clGetKernelWorkGroupInfo(kern, ctx->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local, NULL) !=
+            CL_SUCCESS)
+        local = 0;
+    if (clGetKernelWorkGroupInfo(kern, ctx->device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd, reqd, NULL) ==
+        CL_SUCCESS)
+        for (int d = 0; d < 3; d++) wg *= reqd[d] ? reqd[d] : 1;
+    if (ctx->profile.local_report_scale > 1) local /= ctx->profile.local_report_scale;
+    if (local <= ctx->profile.local_mem_bytes && wg <= ctx->profile.max_work_group_size) return 1;
+    clperm__debug("kernel %s needs %llu bytes of local memory and work-groups of %zu; the profile has %llu and %zu",
+                  name, (unsigned long long)local, wg, (unsigned long long)ctx->profile.local_mem_bytes,
+                  ctx->profile.max_work_group_size);
+    return 0;
+}
+
 clperm_status clperm__kernel_get(clperm_ctx *ctx, const clperm__source *src, const char *caller_options,
                                  const char *name, cl_kernel *out) {
     /* Defines every program gets from the device profile. */
     char options[2048];
     clperm__buf o = clperm__buf_on(options, sizeof options);
-    clperm__buf_add(&o, "-DCLPERM_NVIDIA=%d %s", ctx->profile.vendor == CLPERM_VENDOR_NVIDIA, caller_options);
+    int nvidia = ctx->profile.vendor == CLPERM_VENDOR_NVIDIA;
+    clperm__buf_add(&o, "-DCLPERM_NVIDIA=%d %s%s%s%s", nvidia, nvidia && clperm__debug_level() >= 2 ? "-cl-nv-verbose " : "",
+                    ctx->lookback.test_options, *ctx->lookback.test_options ? " " : "", caller_options);
     CLPERM_TRY(clperm__buf_status(&o));
     uint64_t key = memory_key(src, options);
     clperm__program *p = ctx->programs;
@@ -171,6 +201,10 @@ clperm_status clperm__kernel_get(clperm_ctx *ctx, const clperm__source *src, con
     cl_int err;
     cl_kernel kern = clCreateKernel(p->program, name, &err);
     if (!kern) return err;
+    if (!fits_device(ctx, kern, name)) {
+        clReleaseKernel(kern);
+        return CLPERM_ERROR_UNSUPPORTED;
+    }
     char *kname = strdup(name);
     if (!kname) {
         clReleaseKernel(kern);

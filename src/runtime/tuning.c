@@ -69,7 +69,15 @@ clperm_status clperm__param_check(const clperm_profile *profile, clperm_param pa
                   value == CLPERM_KERNEL_SERIAL) ||
                  (param == CLPERM_PARAM_PERMUTE_KERNEL && value == CLPERM_PERMUTE_KERNEL_SERIAL);
     CLPERM_RETURN_IF((lookback || serial) && profile->loop_limit, CLPERM_ERROR_UNSUPPORTED);
+    CLPERM_RETURN_IF(param == CLPERM_PARAM_SORT_ALGORITHM && value == 2 && !clperm__onesweep_runs(profile),
+                     CLPERM_ERROR_UNSUPPORTED);
     return CLPERM_SUCCESS;
+}
+
+int clperm__onesweep_runs(const clperm_profile *p) {
+    /* Its look-back words are 64 bits: read and written whole by 64-bit atomics, or on NVIDIA by
+     * volatile accesses, which its compiler makes single 64-bit loads and stores. */
+    return !p->loop_limit && (p->atomics64 || p->vendor == CLPERM_VENDOR_NVIDIA);
 }
 
 /* ---- the device rows ----

@@ -6,9 +6,15 @@
 
 #include "internal.h"
 
-void clperm__debug(const char *fmt, ...) {
+int clperm__debug_level(void) {
     const char *env = getenv("CLPERM_DEBUG");
-    if (!env || !*env || strcmp(env, "0") == 0) return;
+    if (!env || !*env || strcmp(env, "0") == 0) return 0;
+    int level = atoi(env);
+    return level > 1 ? level : 1;
+}
+
+void clperm__debug(const char *fmt, ...) {
+    if (!clperm__debug_level()) return;
     va_list ap;
     va_start(ap, fmt);
     fputs("clperm: ", stderr);

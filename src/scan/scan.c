@@ -5,10 +5,12 @@
 
 #include "internal.h"
 
-/* The scan's program: the subgroup layer, work-group sums, look-back, then the scan kernels. */
-static const char *const scan_texts[] = {clperm__cl_common_subgroup_h, clperm__cl_common_wg_scan_h,
-                                         clperm__cl_common_lookback_h, clperm__cl_scan_scan_cl};
-static const clperm__source scan_source = {"scan", 4, scan_texts, NULL};
+/* The scan's program: the subgroup layer, waits, work-group sums, look-back, then the scan
+ * kernels. */
+static const char *const scan_texts[] = {clperm__cl_common_subgroup_h, clperm__cl_common_progress_h,
+                                         clperm__cl_common_wg_scan_h, clperm__cl_common_lookback_h,
+                                         clperm__cl_scan_scan_cl};
+static const clperm__source scan_source = {"scan", 5, scan_texts, NULL};
 
 typedef enum scan_mode { SCAN_EXCLUSIVE, SCAN_INCLUSIVE, REDUCE } scan_mode;
 

@@ -30,7 +30,7 @@ int clperm__scan_items(const clperm_ctx *ctx, clperm_type type) {
 
 int clperm__scan_algorithm(const clperm_ctx *ctx) {
     int a = ctx->params[CLPERM_PARAM_SCAN_ALGORITHM];
-    return a ? a : (ctx->profile.forward_progress ? 2 : 1);
+    return a ? a : (ctx->profile.loop_limit ? 1 : 2);
 }
 
 uint64_t clperm__range_groups(const clperm_ctx *ctx, uint64_t tiles, uint64_t loops_per_tile) {

@@ -6,12 +6,12 @@
 
 #include "internal.h"
 
-/* The shuffle's program: the subgroup layer, the bijections, work-group sums, look-back, then the
- * shuffle kernels. */
-static const char *const shuffle_texts[] = {clperm__cl_common_subgroup_h, clperm__cl_clperm_bijection_h,
-                                            clperm__cl_common_wg_scan_h, clperm__cl_common_lookback_h,
-                                            clperm__cl_shuffle_shuffle_cl};
-static const clperm__source shuffle_source = {"shuffle", 5, shuffle_texts, NULL};
+/* The shuffle's program: the subgroup layer, waits, the bijections, work-group sums, look-back,
+ * then the shuffle kernels. */
+static const char *const shuffle_texts[] = {clperm__cl_common_subgroup_h, clperm__cl_common_progress_h,
+                                            clperm__cl_clperm_bijection_h, clperm__cl_common_wg_scan_h,
+                                            clperm__cl_common_lookback_h, clperm__cl_shuffle_shuffle_cl};
+static const clperm__source shuffle_source = {"shuffle", 6, shuffle_texts, NULL};
 
 typedef struct shuffle_plan {
     clperm_bijection_key key;

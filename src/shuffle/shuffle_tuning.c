@@ -23,7 +23,7 @@ int clperm__shuffle_items(const clperm_ctx *ctx) {
 
 int clperm__shuffle_fusion(const clperm_ctx *ctx) {
     int f = ctx->params[CLPERM_PARAM_SHUFFLE_FUSION];
-    return f ? f : (ctx->profile.forward_progress ? CLPERM_FUSION_LOOKBACK : CLPERM_FUSION_TWO_PASS);
+    return f ? f : (ctx->profile.loop_limit ? CLPERM_FUSION_TWO_PASS : CLPERM_FUSION_LOOKBACK);
 }
 
 int clperm__shuffle_param(const clperm_ctx *ctx, clperm_param param, int *value) {

@@ -9,21 +9,6 @@
 /* Look-back words carry a 24-bit epoch (radix.cl). */
 #define EPOCH_LIMIT (1u << 24)
 
-static int has_extension(const clperm_ctx *ctx, const char *name) {
-    size_t len = 0;
-    if (clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &len) != CL_SUCCESS || !len) return 0;
-    char *ext = malloc(len + 1);
-    int found = 0;
-    if (ext && clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, len, ext, NULL) == CL_SUCCESS) {
-        ext[len] = 0;
-        size_t n = strlen(name);
-        for (const char *p = ext; !found && (p = strstr(p, name)) != NULL; p += n)
-            found = (p == ext || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0);
-    }
-    free(ext);
-    return found;
-}
-
 /* The work-group kernels' tile for the job's class (sort_tunables.h), unless the parameters set it:
  * work-items no more than the device allows, keys per work-item at most 32; and, on NVIDIA, the
  * class's cap on registers per work-item (0: none). */
@@ -68,7 +53,7 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
     memset(p, 0, sizeof *p);
     p->trace = trace;
     p->serial = (kparam ? kparam : tune->kernel) == 2;
-    p->algorithm = aparam ? aparam : (!p->serial && ctx->profile.forward_progress ? 2 : 1);
+    p->algorithm = aparam ? aparam : (!p->serial && clperm__onesweep_runs(&ctx->profile) ? 2 : 1);
     if ((p->algorithm == 2 || trace) && p->serial) {
         /* Onesweep and the trace run work-group kernels. */
         CLPERM_RETURN_IF(kparam == 2, CLPERM_ERROR_UNSUPPORTED);
@@ -98,8 +83,19 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
         /* The tile partitions carry u32 values only. */
         CLPERM_RETURN_IF(p->rank == 3 && vs == 8, CLPERM_ERROR_UNSUPPORTED);
         uint64_t sub_max = p->rank == 3 ? clperm__tile_partition_max(ctx, job->key_type) : 1;
+        unsigned items = p->items;
         for (;; p->items--) {
-            CLPERM_RETURN_IF(p->items == 0, CLPERM_ERROR_UNSUPPORTED);
+            if (p->items == 0) {
+                /* Narrow subgroups, many counters: where even one key a work-item does not fit,
+                 * half the work-items (unless the caller set them). */
+                size_t half = p->wg / 2;
+                CLPERM_RETURN_IF(ctx->params[CLPERM_PARAM_SORT_WG_SIZE] || half < width || half % width != 0 ||
+                                     (impl == CLPERM_SG_IMPL_PTX && half % 32 != 0),
+                                 CLPERM_ERROR_UNSUPPORTED);
+                p->wg = half;
+                p->items = items;
+                sg_max = impl == CLPERM_SG_IMPL_KHR ? p->wg : p->wg / width;
+            }
             if (p->rank == 3) p->sub = pow2_divisor(p->wg * p->items, sub_max);
             p->local_bytes = pass_local_bytes(p, ks, vs, width, sg_max);
             if (p->local_bytes + 1024 <= ctx->profile.local_mem_bytes) break;
@@ -108,7 +104,7 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
     }
     p->tiles = (n + p->tile - 1) / p->tile;
     CLPERM_RETURN_IF(p->tiles >= (UINT64_C(1) << 31), CLPERM_ERROR_SIZE_OVERFLOW);
-    int atom64 = ctx->profile.vendor != CLPERM_VENDOR_NVIDIA && has_extension(ctx, "cl_khr_int64_base_atomics");
+    int atom64 = ctx->profile.vendor != CLPERM_VENDOR_NVIDIA && ctx->profile.atomics64;
     clperm__buf o = clperm__buf_on(p->options, sizeof p->options);
     clperm__buf_add(&o,
                     "-DCLPERM_SORT_KEY64=%d -DCLPERM_SORT_VALUE_BYTES=%zu -DCLPERM_SORT_BITS=%u -DCLPERM_SORT_ITEMS=%u "
@@ -161,11 +157,13 @@ clperm_status clperm__radix_kernel(clperm_ctx *ctx, const clperm__radix_plan *p,
         clperm__source src = {"radix_serial", 3, texts, lengths};
         return clperm__tile_kernel_get(ctx, &src, p->options, 1, 1, name, out);
     }
-    static const char *const texts[4] = {clperm__cl_common_subgroup_h, clperm__cl_sort_sort_key_h,
-                                         clperm__cl_sort_radix_types_h, clperm__cl_sort_radix_cl};
-    size_t lengths[4] = {clperm__cl_common_subgroup_h_size, clperm__cl_sort_sort_key_h_size,
-                         clperm__cl_sort_radix_types_h_size, clperm__cl_sort_radix_cl_size};
-    clperm__source src = {"radix", 4, texts, lengths};
+    static const char *const texts[5] = {clperm__cl_common_subgroup_h, clperm__cl_common_progress_h,
+                                         clperm__cl_sort_sort_key_h, clperm__cl_sort_radix_types_h,
+                                         clperm__cl_sort_radix_cl};
+    size_t lengths[5] = {clperm__cl_common_subgroup_h_size, clperm__cl_common_progress_h_size,
+                         clperm__cl_sort_sort_key_h_size, clperm__cl_sort_radix_types_h_size,
+                         clperm__cl_sort_radix_cl_size};
+    clperm__source src = {"radix", 5, texts, lengths};
     return clperm__tile_kernel_get(ctx, &src, p->options, 0, p->wg, name, out);
 }
 
@@ -356,6 +354,16 @@ static clperm_status run_reduce_then_scan(clperm_ctx *ctx, const clperm__radix_p
         int last = last_is_pass && pass + 1 == passes;
         CLPERM_TRY(enqueue(ctx, ks, p->tiles, p->wg, wait, last ? event : NULL));
     }
+    return CLPERM_SUCCESS;
+}
+
+clperm_status clperm__radix_prepare(clperm_ctx *ctx, const clperm__radix_plan *p) {
+    static const char *const onesweep[] = {"clperm_radix_histogram", "clperm_radix_bins", "clperm_radix_onesweep"};
+    static const char *const passes[] = {"clperm_radix_count", "clperm_radix_scatter"};
+    const char *const *names = p->algorithm == 2 ? onesweep : passes;
+    size_t count = p->algorithm == 2 ? 3 : 2;
+    cl_kernel k;
+    for (size_t i = 0; i < count; i++) CLPERM_TRY(clperm__radix_kernel(ctx, p, names[i], &k));
     return CLPERM_SUCCESS;
 }
 

@@ -89,6 +89,7 @@ static clperm_status sort_listed(clperm_ctx *ctx, const clperm__radix_job *job, 
     CLPERM_TRY(clperm__radix_plan_job(ctx, job, 0, 0, &rp));
     cl_kernel k;
     CLPERM_TRY(clperm__radix_kernel(ctx, &rp, "clperm_radix_segments", &k));
+    if (count == 0) return CLPERM_SUCCESS; /* the kernel alone, ahead of the launches */
     clperm__args a = {k, 0, CL_SUCCESS};
     cl_ulong f = first, px = job->bits.pos_xor, nx = job->bits.neg_xor;
     cl_uint lo = job->bits.lo, hi = job->bits.hi;
@@ -196,6 +197,16 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
     for (unsigned c = 1; c <= sp.tile_classes + 2; c++) listed += hdr[2 + c];
     if (listed == 0) return clperm__empty_call(ctx, 0, NULL, event);
     cl_mem list = ctx->sort_segs.mem;
+    /* Every kernel the classes take, before any of them runs: one the device refuses then leaves
+     * the keys as they were. */
+    for (unsigned c = 1; c <= sp.tile_classes; c++)
+        if (hdr[2 + c] && (UINT64_C(1) << c) <= reg_max)
+            CLPERM_TRY(clperm__reg_sort(ctx, job.keys, 0, UINT64_C(1) << c, px, nx, list, 0, 0));
+        else if (hdr[2 + c])
+            CLPERM_TRY(clperm__tile_sort_list(ctx, job.key_type, job.keys, job.values, job.value_bytes, list, 0, 0,
+                                              UINT64_C(1) << c, job.bits.descending));
+    if (medium) CLPERM_TRY(sort_listed(ctx, &job, list, 0, 0));
+    if (huge) CLPERM_TRY(clperm__radix_prepare(ctx, &rp));
     clperm_status st = fill_lists(ctx, &sp, segs);
     uint64_t first = 0;
     for (unsigned c = 1; st == CLPERM_SUCCESS && c <= sp.tile_classes; first += hdr[2 + c], c++)

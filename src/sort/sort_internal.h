@@ -54,6 +54,9 @@ clperm_status clperm__sort_check_request(const clperm_ctx *ctx, const clperm_sor
 clperm_status clperm__sort_temps(clperm_ctx *ctx, clperm__radix_job *job, uint64_t n, cl_mem *own_keys,
                                  cl_mem *own_values);
 
+/* Gets the kernels the plan runs, enqueuing nothing (a refusal then comes before any write). */
+clperm_status clperm__radix_prepare(clperm_ctx *ctx, const clperm__radix_plan *plan);
+
 /* Plans job; presorted ranking (rank 3) only when allow_presorted (it partitions the buffers from
  * their start). CLPERM_ERROR_UNSUPPORTED for parameters the device cannot run. */
 clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_job *job, int trace, int allow_presorted,

@@ -152,6 +152,7 @@ clperm_status clperm__tile_sort_list(clperm_ctx *ctx, clperm_key_type type, cl_m
                     value_bytes == 8);
     CLPERM_TRY(clperm__buf_status(&o));
     CLPERM_TRY(clperm__tile_plan_kernel(ctx, &p, &k));
+    if (count == 0) return CLPERM_SUCCESS; /* the kernel alone, ahead of the launches */
     uint64_t groups = (count + p.shape.tiles_per_group - 1) / p.shape.tiles_per_group;
     size_t local = (size_t)p.shape.w * p.shape.tiles_per_group;
     CLPERM_RETURN_IF(groups > SIZE_MAX / local, CLPERM_ERROR_SIZE_OVERFLOW);
