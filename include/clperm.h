@@ -358,7 +358,7 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
     X(RNG_KERNEL, 14, 1, 2, 0, "rng_kernel")                                                       \
     X(SORT_ALGORITHM, 15, 1, 2, 0, "sort_algorithm")                                               \
     X(SORT_KERNEL, 16, 1, 2, 0, "sort_kernel")                                                     \
-    X(SORT_RANK, 17, 1, 3, 0, "sort_rank")                                                         \
+    X(SORT_RANK, 17, CLPERM_RANK_VOTES, CLPERM_RANK_PRESORTED, 0, "sort_rank")                     \
     X(SORT_DIGIT_BITS, 18, 1, 8, 0, "sort_digit_bits")                                             \
     X(SORT_WG_SIZE, 19, 32, 1024, CLPERM_PARAM_WG, "sort_wg_size")                                \
     X(SORT_ITEMS, 20, 1, 65536, 0, "sort_items")                                                   \
@@ -601,12 +601,12 @@ CLPERM_API clperm_status clperm_quality_cycles(const uint32_t *perms, uint32_t n
  * ------------------------------------------------------------------------------------------- */
 
 typedef enum clperm_key_type {
-    CLPERM_KEY_U32 = 1,
-    CLPERM_KEY_I32 = 2,
-    CLPERM_KEY_F32 = 3,
-    CLPERM_KEY_U64 = 4,
-    CLPERM_KEY_I64 = 5,
-    CLPERM_KEY_F64 = 6
+    CLPERM_KEY_U32 = CLPERM_KEYKIND_U32,
+    CLPERM_KEY_I32 = CLPERM_KEYKIND_I32,
+    CLPERM_KEY_F32 = CLPERM_KEYKIND_F32,
+    CLPERM_KEY_U64 = CLPERM_KEYKIND_U64,
+    CLPERM_KEY_I64 = CLPERM_KEYKIND_I64,
+    CLPERM_KEY_F64 = CLPERM_KEYKIND_F64
 } clperm_key_type;
 
 /* Size in bytes of one key of `type`, 0 for an unknown type. */

@@ -29,6 +29,37 @@ typedef uint64_t clperm_u64;
 #define CLPERM_KIND_U32 1
 #define CLPERM_KIND_U64 2
 
+/* ---- sort keys (clperm_key_type; -DCLPERM_TS_KEY_KIND=): their kinds and order-preserving form.
+ * A key of `width` bits is compared as the unsigned number k ^ (k's sign bit ? neg : pos):
+ *   u32, u64  pos = neg = 0
+ *   i32, i64  pos = neg = the sign bit (flipped)
+ *   f32, f64  pos = the sign bit, neg = all ones (IEEE 754 totalOrder: -NaN < -inf < ... < -0.0
+ *             < +0.0 < ... < +inf < +NaN, NaNs by their bits)
+ * Descending: every bit of both masks flipped. The masks' top bits agree, which makes the form
+ * invertible (CLPERM_KEY_UNORDER). ---- */
+#define CLPERM_KEYKIND_U32 1
+#define CLPERM_KEYKIND_I32 2
+#define CLPERM_KEYKIND_F32 3
+#define CLPERM_KEYKIND_U64 4
+#define CLPERM_KEYKIND_I64 5
+#define CLPERM_KEYKIND_F64 6
+#define CLPERM_KEY_BITS(kind) ((kind) >= CLPERM_KEYKIND_U64 ? 64 : 32)
+#define CLPERM_KEY_SIGN(kind) ((clperm_u64)1 << (CLPERM_KEY_BITS(kind) - 1))
+#define CLPERM_KEY_ALL(kind) (~(clperm_u64)0 >> (64 - CLPERM_KEY_BITS(kind)))
+#define CLPERM_KEY_POS_XOR(kind)                                                                   \
+    ((kind) == CLPERM_KEYKIND_U32 || (kind) == CLPERM_KEYKIND_U64 ? (clperm_u64)0 : CLPERM_KEY_SIGN(kind))
+#define CLPERM_KEY_NEG_XOR(kind)                                                                   \
+    ((kind) == CLPERM_KEYKIND_F32 || (kind) == CLPERM_KEYKIND_F64 ? CLPERM_KEY_ALL(kind) : CLPERM_KEY_POS_XOR(kind))
+/* The form of key k (an unsigned integer of `width` bits), and back. */
+#define CLPERM_KEY_ORDER(k, width, pos, neg) ((k) ^ (((k) >> ((width) - 1)) ? (neg) : (pos)))
+#define CLPERM_KEY_UNORDER(o, width, pos, neg)                                                     \
+    ((o) ^ ((((o) >> ((width) - 1)) ^ ((pos) >> ((width) - 1))) ? (neg) : (pos)))
+
+/* ---- how the device-wide sort ranks a tile's keys (CLPERM_PARAM_SORT_RANK; -DCLPERM_SORT_RANK=) */
+#define CLPERM_RANK_VOTES 1     /* subgroup ballots, one per digit bit      */
+#define CLPERM_RANK_MATCH 2     /* NVIDIA's match.any.sync                  */
+#define CLPERM_RANK_PRESORTED 3 /* a tile partition's runs, already in order */
+
 /* ---- subgroup implementations (clperm_sg_impl; -DCLPERM_SG_IMPL=) ---- */
 #define CLPERM_SG_USE_LOCAL 1 /* local memory and work-group barriers */
 #define CLPERM_SG_USE_KHR 2   /* OpenCL subgroup built-ins             */

@@ -529,14 +529,10 @@ static void user_kernel_check(clperm_ctx *ctx, cl_kernel k, const clperm_bijecti
 }
 
 Test(shuffle, bijection_in_user_kernel) {
-    size_t count = test_device_count();
-    if (!count) cr_skip_test("no OpenCL device present");
     static const uint64_t sizes[] = {16, 17, 1000, UINT64_C(1) << 32, (UINT64_C(1) << 32) + 1,
                                      (UINT64_C(1) << 40) + 7, UINT64_C(1) << 63};
     uint64_t seed = test_seed();
-    for (size_t dev = 0; dev < count; dev++) {
-        clperm_ctx *ctx = test_open(dev);
-        cr_assert(ctx);
+    TEST_EACH_DEVICE(ctx) {
         cl_kernel generic = user_kernel_build(ctx, "");
         /* The kind and rounds fixed at compile time, as the shuffle's kernels do. */
         char opts[96];
@@ -554,7 +550,6 @@ Test(shuffle, bijection_in_user_kernel) {
                 }
         clReleaseKernel(generic);
         clReleaseKernel(fixed);
-        clperm_ctx_free(ctx);
     }
 }
 

@@ -44,7 +44,7 @@
 #error "CLPERM_SORT_ITEMS must be defined"
 #endif
 #ifndef CLPERM_SORT_RANK
-#define CLPERM_SORT_RANK 1
+#define CLPERM_SORT_RANK CLPERM_RANK_VOTES
 #endif
 #ifndef CLPERM_SORT_ATOM64
 #define CLPERM_SORT_ATOM64 1
@@ -62,10 +62,10 @@
 #else
 #define SORT_UNROLL
 #endif
-#if CLPERM_SORT_RANK == 2 && CLPERM_SG_IMPL != CLPERM_SG_USE_PTX
+#if CLPERM_SORT_RANK == CLPERM_RANK_MATCH && CLPERM_SG_IMPL != CLPERM_SG_USE_PTX
 #error "match.any ranking needs the PTX subgroup implementation"
 #endif
-#if CLPERM_SORT_RANK == 3 && !defined(CLPERM_SORT_SUB)
+#if CLPERM_SORT_RANK == CLPERM_RANK_PRESORTED && !defined(CLPERM_SORT_SUB)
 #error "presorted ranking needs CLPERM_SORT_SUB"
 #endif
 
@@ -93,7 +93,7 @@ typedef uint sort_mask;
 /* Local memory shared by the ranking (per-subgroup digit counters, or the presorted ranking's
  * run bounds) and the exchange that reorders keys and then values: 8-byte words. */
 #define SORT_MAX2(a, b) ((a) > (b) ? (a) : (b))
-#if CLPERM_SORT_RANK == 3
+#if CLPERM_SORT_RANK == CLPERM_RANK_PRESORTED
 #define SORT_NSUB (SORT_TILE / CLPERM_SORT_SUB)
 #define SORT_RANK_BYTES (2 * SORT_NSUB * SORT_R * 4 + SORT_TILE * 4)
 #else
@@ -105,7 +105,7 @@ typedef uint sort_mask;
 
 /* The digit of key k; mask = 2^bits - 1. */
 #define SORT_DIGIT(k, pos_xor, neg_xor, shift, mask)                                               \
-    ((uint)(CLPERM_SORT_ORDER((k), SORT_KEY_BITS, (pos_xor), (neg_xor)) >> (shift)) & (mask))
+    ((uint)(CLPERM_KEY_ORDER((k), SORT_KEY_BITS, (pos_xor), (neg_xor)) >> (shift)) & (mask))
 
 /* ---- the bank-conflict trace ------------------------------------------------------------------
  * In a trace build every local-memory access of the ranking and the exchange goes through
@@ -350,10 +350,10 @@ SORT_UNROLL
 #define SORT_PREFIX_COUNTS 2
 #define SORT_PREFIX_LOCAL 3 /* run[d]: where the digit's next key goes; advanced past the tile */
 
-#if CLPERM_SORT_RANK != 3
+#if CLPERM_SORT_RANK != CLPERM_RANK_PRESORTED
 /* The lanes of the subgroup whose key has digit d. */
 inline sort_mask sort_match(uint d, __local ulong *scr) {
-#if CLPERM_SORT_RANK == 2
+#if CLPERM_SORT_RANK == CLPERM_RANK_MATCH
     uint m;
     asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(d));
     return m;
@@ -410,7 +410,7 @@ sort_tile(const __global sort_key *kin, __global sort_key *kout, const __global 
     /* key j of this work-item is tile element pos[j]; rank[j] its place in the tile's order. */
     sort_key key[SORT_ITEMS];
     uint dig[SORT_ITEMS], rank[SORT_ITEMS];
-#if CLPERM_SORT_RANK != 3
+#if CLPERM_SORT_RANK != CLPERM_RANK_PRESORTED
     const uint sg = clperm_sg_id(), lane = clperm_sg_lane();
 #define SORT_POS(j) (sg * (CLPERM_SG_WIDTH * SORT_ITEMS) + (j) * CLPERM_SG_WIDTH + lane)
     const sort_mask below = ((sort_mask)1 << lane) - (sort_mask)1;
@@ -529,7 +529,7 @@ SORT_UNROLL
         rank[j] = tstart[dig[j]] + rend[(e / CLPERM_SORT_SUB) * SORT_R + (dig[j] ^ label_xor)] + e % CLPERM_SORT_SUB;
     }
 #endif
-#if CLPERM_SORT_RANK != 3
+#if CLPERM_SORT_RANK != CLPERM_RANK_PRESORTED
     /* Keys to their tile ranks in local memory, where the counters just read were (hence the
      * barrier), before the look-back: the writes overlap its wait. */
     __local sort_key *xk = (__local sort_key *)lds;
@@ -558,7 +558,7 @@ SORT_UNROLL
         obase[d] = before - tstart[d];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-#if CLPERM_SORT_RANK == 3
+#if CLPERM_SORT_RANK == CLPERM_RANK_PRESORTED
     /* The keys are already in the tile's order: each goes straight out. */
 SORT_UNROLL
     for (uint j = 0; j < SORT_ITEMS; j++)
@@ -666,7 +666,7 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_radix_scatter(const __global sort_key *
  * counts of the segment, their scan into run[], then its tiles in order, each placed at run[]
  * and advancing it. Passes alternate between keys and tkeys (the same offsets); after an odd
  * number the segment is copied back. The passes cover bits [lo, hi). */
-#if CLPERM_SORT_RANK != 3 && !CLPERM_SORT_TRACE
+#if CLPERM_SORT_RANK != CLPERM_RANK_PRESORTED && !CLPERM_SORT_TRACE
 __kernel CLPERM_KERNEL_ATTRS void clperm_radix_segments(__global sort_key *keys, __global sort_key *tkeys,
                                                         __global sort_val *vals, __global sort_val *tvals,
                                                         const __global ulong *list, ulong first, ulong pos_xor,

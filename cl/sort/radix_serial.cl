@@ -10,7 +10,7 @@
  *   clperm_radix_segments one segment of the segmented sort per work-item: an insertion sort up
  *                         to SORT_SHORT keys, else LSD radix passes through tkeys (and tvals)
  */
-#define SORT_DIGIT(k) ((uint)(CLPERM_SORT_ORDER((k), SORT_KEY_BITS, px, nx) >> shift) & mask)
+#define SORT_DIGIT(k) ((uint)(CLPERM_KEY_ORDER((k), SORT_KEY_BITS, px, nx) >> shift) & mask)
 
 /* Keys [begin, end) of kin (and their values) in order to kout (vout) at o[digit]++: a stable
  * scatter. */
@@ -80,14 +80,14 @@ __kernel void clperm_radix_segments(__global sort_key *keys, __global sort_key *
     if (len <= SORT_SHORT) {
         const sort_key fmask = hi - lo == SORT_KEY_BITS ? (sort_key)~(sort_key)0 : (((sort_key)1 << (hi - lo)) - 1);
         for (uint i = 1; i < (uint)len; i++) {
-            sort_key k = keys[i], f = (CLPERM_SORT_ORDER(k, SORT_KEY_BITS, px, nx) >> lo) & fmask;
+            sort_key k = keys[i], f = (CLPERM_KEY_ORDER(k, SORT_KEY_BITS, px, nx) >> lo) & fmask;
 #if CLPERM_SORT_VALUE_BYTES
             sort_val v = vals[i];
 #endif
             uint j = i;
             for (; j > 0; j--) {
                 sort_key o = keys[j - 1];
-                if (((CLPERM_SORT_ORDER(o, SORT_KEY_BITS, px, nx) >> lo) & fmask) <= f) break;
+                if (((CLPERM_KEY_ORDER(o, SORT_KEY_BITS, px, nx) >> lo) & fmask) <= f) break;
                 keys[j] = o;
 #if CLPERM_SORT_VALUE_BYTES
                 vals[j] = vals[j - 1];

@@ -94,7 +94,7 @@ typedef uint clperm_ts_val;
 #define CLPERM_TS_PAD(a) ((a) + (a) / CLPERM_TS_W)
 #define CLPERM_TS_PADDED_T CLPERM_TS_PAD(CLPERM_TS_T)
 
-#if CLPERM_TS_KEY_KIND >= 4
+#if CLPERM_TS_KEY_KIND >= CLPERM_KEYKIND_U64
 typedef ulong clperm_ts_key;
 #define CLPERM_TS_KEY_MAX ((ulong)0xFFFFFFFFFFFFFFFFUL)
 #else
@@ -102,32 +102,15 @@ typedef uint clperm_ts_key;
 #define CLPERM_TS_KEY_MAX 0xFFFFFFFFu
 #endif
 
+/* The key's order-preserving form and back (clperm_features.h), at the key's width. */
+#define CLPERM_TS_KEY_BITS CLPERM_KEY_BITS(CLPERM_TS_KEY_KIND)
+#define CLPERM_TS_POS ((clperm_ts_key)CLPERM_KEY_POS_XOR(CLPERM_TS_KEY_KIND))
+#define CLPERM_TS_NEG ((clperm_ts_key)CLPERM_KEY_NEG_XOR(CLPERM_TS_KEY_KIND))
 inline clperm_ts_key clperm_ts_to_ordered_up(clperm_ts_key k) {
-#if CLPERM_TS_KEY_KIND == 2
-    return k ^ 0x80000000u;
-#elif CLPERM_TS_KEY_KIND == 3
-    return (k & 0x80000000u) ? ~k : (k | 0x80000000u);
-#elif CLPERM_TS_KEY_KIND == 5
-    return k ^ 0x8000000000000000UL;
-#elif CLPERM_TS_KEY_KIND == 6
-    return (k >> 63) ? ~k : (k | 0x8000000000000000UL);
-#else
-    return k;
-#endif
+    return CLPERM_KEY_ORDER(k, CLPERM_TS_KEY_BITS, CLPERM_TS_POS, CLPERM_TS_NEG);
 }
-
 inline clperm_ts_key clperm_ts_from_ordered_up(clperm_ts_key k) {
-#if CLPERM_TS_KEY_KIND == 2
-    return k ^ 0x80000000u;
-#elif CLPERM_TS_KEY_KIND == 3
-    return (k & 0x80000000u) ? (k & 0x7FFFFFFFu) : ~k;
-#elif CLPERM_TS_KEY_KIND == 5
-    return k ^ 0x8000000000000000UL;
-#elif CLPERM_TS_KEY_KIND == 6
-    return (k >> 63) ? (k & 0x7FFFFFFFFFFFFFFFUL) : ~k;
-#else
-    return k;
-#endif
+    return CLPERM_KEY_UNORDER(k, CLPERM_TS_KEY_BITS, CLPERM_TS_POS, CLPERM_TS_NEG);
 }
 
 inline clperm_ts_key clperm_ts_to_ordered(clperm_ts_key k) {

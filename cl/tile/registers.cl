@@ -18,7 +18,7 @@
  * Options:
  *   CLPERM_RS_N      keys per work-item, a power of two
  *   CLPERM_RS_T      places per segment, a power of two, N <= T <= CLPERM_WG_SIZE * N
- *   CLPERM_RS_POS, CLPERM_RS_NEG  the masks of CLPERM_SORT_ORDER (cl/sort/sort_key.h): named in
+ *   CLPERM_RS_POS, CLPERM_RS_NEG  the masks of CLPERM_KEY_ORDER (clperm_features.h, cl/sort/sort_key.h): named in
  *                    the options, so that u32 keys in ascending order take no instruction for it
  *   CLPERM_RS_LIST   1: segment g of the launch is keys [rs_list[2e], + rs_list[2e + 1]),
  *                    e = rs_first + g, g < n (the segmented sort's lists); 0: keys [g*seg, + seg)
@@ -81,7 +81,7 @@
 #endif
 
 /* A key's ordered form and back: the mask that gives a key whose sign agrees with it. */
-#define CLPERM_RS_ORDER(k) CLPERM_SORT_ORDER(k, 32, CLPERM_RS_POS, CLPERM_RS_NEG)
+#define CLPERM_RS_ORDER(k) CLPERM_KEY_ORDER(k, 32, CLPERM_RS_POS, CLPERM_RS_NEG)
 #define CLPERM_RS_UNORDER(o) ((((o) ^ CLPERM_RS_POS) >> 31) ? (o) ^ CLPERM_RS_NEG : (o) ^ CLPERM_RS_POS)
 
 /* Compare-exchange of registers x < y: the smaller to x. */

@@ -145,8 +145,8 @@ typedef struct clperm__dist_sort_step {
 
 clperm_status clperm__dist_sort_local(clperm_dist *d, const clperm__dist_sort_step *s);
 
-/* The key's order as an unsigned number (clperm.h's order for key_type): u32, u64 themselves,
- * i32 with the sign bit flipped, f32 by totalOrder. */
+/* Key i's order as an unsigned number (clperm_features.h, CLPERM_KEY_ORDER); 0 for an unknown
+ * key type. */
 uint64_t clperm__dist_key_order(clperm_key_type type, const void *keys, uint64_t i);
 
 #endif /* CLPERM_DIST_INTERNAL_H */

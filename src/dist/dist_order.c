@@ -5,17 +5,17 @@
 #include "dist_internal.h"
 
 uint64_t clperm__dist_key_order(clperm_key_type type, const void *keys, uint64_t i) {
-    uint32_t k32;
-    uint64_t k64;
-    switch (type) {
-    case CLPERM_KEY_U32: memcpy(&k32, (const char *)keys + i * 4, 4); return k32;
-    case CLPERM_KEY_I32: memcpy(&k32, (const char *)keys + i * 4, 4); return k32 ^ 0x80000000u;
-    case CLPERM_KEY_F32:
+    if (type < CLPERM_KEY_U32 || type > CLPERM_KEY_F64) return 0;
+    uint64_t k = 0;
+    if (CLPERM_KEY_BITS(type) == 32) {
+        uint32_t k32;
         memcpy(&k32, (const char *)keys + i * 4, 4);
-        return (k32 & 0x80000000u) ? (uint32_t)~k32 : (k32 | 0x80000000u);
-    case CLPERM_KEY_U64: memcpy(&k64, (const char *)keys + i * 8, 8); return k64;
-    default: return 0;
+        k = k32;
+    } else {
+        memcpy(&k, (const char *)keys + i * 8, 8);
     }
+    return CLPERM_KEY_ORDER(k, CLPERM_KEY_BITS(type), CLPERM_KEY_POS_XOR(type), CLPERM_KEY_NEG_XOR(type)) &
+           CLPERM_KEY_ALL(type);
 }
 
 clperm_status clperm__dist_sort_local(clperm_dist *d, const clperm__dist_sort_step *s) {

@@ -32,7 +32,8 @@ static void tile_shape(const clperm_ctx *ctx, size_t ks, size_t vs, size_t *wg, 
  * sg_max the layer's bound on their count. */
 static size_t pass_local_bytes(const clperm__radix_plan *p, size_t ks, size_t vs, size_t width, size_t sg_max) {
     size_t r = (size_t)1 << p->digit_bits, tile = p->wg * p->items;
-    size_t rank = p->rank == 3 ? 2 * (tile / p->sub) * r * 4 + tile * 4 : (p->wg / width) * r * 4;
+    size_t rank = p->rank == CLPERM_RANK_PRESORTED ? 2 * (tile / p->sub) * r * 4 + tile * 4
+                                                   : (p->wg / width) * r * 4;
     size_t xchg = tile * (ks > vs ? ks : vs);
     size_t lds = ((rank > xchg ? rank : xchg) + 7) / 8 * 8;
     return lds + 2 * r * 4 + sg_max * 4 + 4 + r * 8 + p->wg * 8;
@@ -78,11 +79,11 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
         CLPERM_RETURN_IF(width == 0 || p->wg % width != 0, CLPERM_ERROR_UNSUPPORTED);
         size_t sg_max = impl == CLPERM_SG_IMPL_KHR ? p->wg : p->wg / width;
         p->rank = ctx->params[CLPERM_PARAM_SORT_RANK] ? ctx->params[CLPERM_PARAM_SORT_RANK] : tune->rank;
-        CLPERM_RETURN_IF(p->rank == 2 && impl != CLPERM_SG_IMPL_PTX, CLPERM_ERROR_UNSUPPORTED);
-        if (p->rank == 3 && !allow_presorted) p->rank = 1;
+        CLPERM_RETURN_IF(p->rank == CLPERM_RANK_MATCH && impl != CLPERM_SG_IMPL_PTX, CLPERM_ERROR_UNSUPPORTED);
+        if (p->rank == CLPERM_RANK_PRESORTED && !allow_presorted) p->rank = CLPERM_RANK_VOTES;
         /* The tile partitions carry u32 values only. */
-        CLPERM_RETURN_IF(p->rank == 3 && vs == 8, CLPERM_ERROR_UNSUPPORTED);
-        uint64_t sub_max = p->rank == 3 ? clperm__tile_partition_max(ctx, job->key_type) : 1;
+        CLPERM_RETURN_IF(p->rank == CLPERM_RANK_PRESORTED && vs == 8, CLPERM_ERROR_UNSUPPORTED);
+        uint64_t sub_max = p->rank == CLPERM_RANK_PRESORTED ? clperm__tile_partition_max(ctx, job->key_type) : 1;
         unsigned items = p->items;
         for (;; p->items--) {
             if (p->items == 0) {
@@ -96,7 +97,7 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
                 p->items = items;
                 sg_max = impl == CLPERM_SG_IMPL_KHR ? p->wg : p->wg / width;
             }
-            if (p->rank == 3) p->sub = pow2_divisor(p->wg * p->items, sub_max);
+            if (p->rank == CLPERM_RANK_PRESORTED) p->sub = pow2_divisor(p->wg * p->items, sub_max);
             p->local_bytes = pass_local_bytes(p, ks, vs, width, sg_max);
             if (p->local_bytes + 1024 <= ctx->profile.local_mem_bytes) break;
         }
@@ -278,7 +279,7 @@ static clperm_status run_onesweep(clperm_ctx *ctx, const clperm__radix_plan *p, 
         pass_digit(p, job, pass, &shift, &bits);
         lx = label_xor(job, bits);
         cl_mem kin = kbuf[pass & 1], vin = vbuf[pass & 1];
-        if (p->rank == 3) CLPERM_TRY(presort(ctx, p, job, kin, vin, shift, bits, wait));
+        if (p->rank == CLPERM_RANK_PRESORTED) CLPERM_TRY(presort(ctx, p, job, kin, vin, shift, bits, wait));
         clperm__args a = {ko, 0, CL_SUCCESS};
         pass_args(&a, job, kin, kbuf[!(pass & 1)], job->value_bytes ? vin : NULL,
                   job->value_bytes ? vbuf[!(pass & 1)] : NULL, shift, bits);
@@ -336,7 +337,7 @@ static clperm_status run_reduce_then_scan(clperm_ctx *ctx, const clperm__radix_p
         CLPERM__ARG(ac, tiles);
         CLPERM__ARG(ac, block);
         CLPERM_TRY(ac.err);
-        if (p->rank == 3) CLPERM_TRY(presort(ctx, p, job, kin, vin, shift, bits, wait));
+        if (p->rank == CLPERM_RANK_PRESORTED) CLPERM_TRY(presort(ctx, p, job, kin, vin, shift, bits, wait));
         CLPERM_TRY(enqueue(ctx, kc, p->tiles, p->wg, wait, NULL));
         CLPERM_TRY(clperm__scan(ctx, p->count64 ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32, cm, cm, counts, 0, 0, NULL,
                                 NULL));

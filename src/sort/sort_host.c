@@ -47,7 +47,7 @@ static void sort_range(const clperm_sort_host_request *req, const clperm__sort_b
     for (uint64_t i = 0; i < len; i++) {
         uint64_t k = 0;
         memcpy(&k, kb + i * ks, ks); /* little-endian hosts */
-        items[i].key = (CLPERM_SORT_ORDER(k, bits->width, bits->pos_xor, bits->neg_xor) >> bits->lo) & mask;
+        items[i].key = (CLPERM_KEY_ORDER(k, bits->width, bits->pos_xor, bits->neg_xor) >> bits->lo) & mask;
         items[i].pos = i;
     }
     clperm__host_order(items, tmp, len, (unsigned)span);

@@ -9,7 +9,7 @@
 typedef struct clperm__sort_bits {
     unsigned width, lo, hi;
     int descending;
-    uint64_t pos_xor, neg_xor; /* CLPERM_SORT_ORDER's masks */
+    uint64_t pos_xor, neg_xor; /* CLPERM_KEY_ORDER's masks */
 } clperm__sort_bits;
 
 /* Checks the order for keys of `type` and fills *out. */

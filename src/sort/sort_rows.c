@@ -5,7 +5,7 @@
 const clperm__sort_row clperm__sort_rows[] = {
     {CLPERM__KEY_DEFAULTS,
      {.kernel = CLPERM_KERNEL_WORK_GROUP, .wg_size_32 = 64, .items_32 = 8, .wg_size_64 = 64, .items_64 = 8,
-      .rank = 1, .digit_bits = 8}},
+      .rank = CLPERM_RANK_VOTES, .digit_bits = 8}},
     {CLPERM__KEY_GPUS,
      {.wg_size_32 = 256, .items_32 = 12, .wg_size_64 = 256}},
     {{CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL,

@@ -17,15 +17,10 @@ size_t clperm_key_size(clperm_key_type type) {
     }
 }
 
-/* Key bits to an unsigned order, as the kernels do (clperm_ts_to_ordered in cl/tile/common.h). */
+/* Key bits to an unsigned order, as the kernels do (clperm_features.h, CLPERM_KEY_ORDER). */
 static uint64_t key_to_ordered(clperm_key_type type, uint64_t k) {
-    switch (type) {
-    case CLPERM_KEY_I32: return k ^ 0x80000000u;
-    case CLPERM_KEY_F32: return (k & 0x80000000u) ? (~k & 0xFFFFFFFFu) : (k | 0x80000000u);
-    case CLPERM_KEY_I64: return k ^ (UINT64_C(1) << 63);
-    case CLPERM_KEY_F64: return (k >> 63) ? ~k : (k | (UINT64_C(1) << 63));
-    default: return k;
-    }
+    return CLPERM_KEY_ORDER(k, CLPERM_KEY_BITS(type), CLPERM_KEY_POS_XOR(type), CLPERM_KEY_NEG_XOR(type)) &
+           CLPERM_KEY_ALL(type);
 }
 
 

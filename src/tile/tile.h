@@ -129,7 +129,7 @@ clperm_status clperm__tile_sort_list(clperm_ctx *ctx, clperm_key_type type, cl_m
  * or the device's table turns it off, or keys of 8 bytes), and its sort of uniform segments of
  * `segment` keys among n (list NULL) or of list entries [first, first + count) as
  * clperm__tile_sort_list takes them (lengths up to `segment`), each key ordered by
- * CLPERM_SORT_ORDER with the two masks. */
+ * CLPERM_KEY_ORDER with the two masks. */
 uint64_t clperm__reg_sort_max(const clperm_ctx *ctx, clperm_key_type type);
 clperm_status clperm__reg_sort(clperm_ctx *ctx, cl_mem keys, uint64_t n, uint64_t segment, uint32_t pos_xor,
                                uint32_t neg_xor, cl_mem list, uint64_t first, uint64_t count);
