@@ -206,7 +206,18 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
             CLPERM_TRY(clperm__tile_sort_list(ctx, job.key_type, job.keys, job.values, job.value_bytes, list, 0, 0,
                                               UINT64_C(1) << c, job.bits.descending));
     if (medium) CLPERM_TRY(sort_listed(ctx, &job, list, 0, 0));
-    if (huge) CLPERM_TRY(clperm__radix_prepare(ctx, &rp));
+    if (huge) {
+        /* A huge segment's plan is the job's, but for the counts' width when the job passes 2^32
+         * keys and the segment does not. */
+        CLPERM_TRY(clperm__radix_prepare(ctx, &rp));
+        if (job.n > UINT32_MAX) {
+            clperm__radix_job shorter = job;
+            clperm__radix_plan sp32;
+            shorter.n = UINT32_MAX;
+            CLPERM_TRY(clperm__radix_plan_job(ctx, &shorter, 0, 0, &sp32));
+            CLPERM_TRY(clperm__radix_prepare(ctx, &sp32));
+        }
+    }
     clperm_status st = fill_lists(ctx, &sp, segs);
     uint64_t first = 0;
     for (unsigned c = 1; st == CLPERM_SUCCESS && c <= sp.tile_classes; first += hdr[2 + c], c++)
