@@ -30,6 +30,12 @@ void test_no_device(void) {
     cr_skip_test(TEST_NO_DEVICE_SKIPPED);
 }
 
+size_t test_device_count_required(void) {
+    size_t count = test_device_count();
+    if (!count) test_no_device();
+    return count;
+}
+
 test_devices test_devices_begin(int required) {
     test_devices it = {0, test_device_count(), NULL};
     if (!it.count && required) test_no_device();

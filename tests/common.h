@@ -44,6 +44,12 @@ int test_devices_next(test_devices *it);
 /* The same loop for a test whose host checks stand on their own: with no device the block is
  * simply not run. */
 #define TEST_EACH_DEVICE_PRESENT(ctx) TEST_EACH_DEVICE_(ctx, 0)
+/* The loop for a test that opens its own contexts by device index (fault injection, threads):
+ *     TEST_EACH_DEVICE_INDEX(d) { ... }
+ * runs the block with d = 0 .. count - 1; with no device at all it calls test_no_device(). */
+size_t test_device_count_required(void);
+#define TEST_EACH_DEVICE_INDEX(d)                                                                  \
+    for (size_t d = 0, d##_count_ = test_device_count_required(); d < d##_count_; d++)
 /* "PLATFORM / DEVICE" for messages. */
 const char *test_device_label(clperm_ctx *ctx);
 

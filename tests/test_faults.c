@@ -221,9 +221,7 @@ static uint64_t fault_loop(size_t dev, const op *o) {
 }
 
 Test(faults, every_call_of_every_operation) {
-    size_t count = test_device_count();
-    if (count == 0) test_no_device();
-    for (size_t dev = 0; dev < count; dev++)
+    TEST_EACH_DEVICE_INDEX(dev)
         for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
             uint64_t calls = fault_loop(dev, &ops[i]);
             if (calls == 0 && ops[i].param) continue; /* the device cannot run that variant */
@@ -236,8 +234,7 @@ Test(faults, every_call_of_every_operation) {
 /* Contexts: a failure while creating one returns the status, writes nothing to *out and leaks
  * nothing. */
 Test(faults, context_creation) {
-    size_t count = test_device_count();
-    if (count == 0) test_no_device();
+    test_device_count_required(); /* device 0 */
     for (uint64_t k = 1;; k++) {
         int64_t live0 = clperm__fault_live_objects();
         clperm_ctx *ctx = (clperm_ctx *)&live0; /* any non-NULL value: must come back unchanged */
@@ -262,8 +259,7 @@ Test(faults, context_creation) {
 /* The disk cache: every file operation failing in turn (a full disk is a short write) leaves no
  * entry that is trusted, and the next context loads or rebuilds a working program. */
 Test(faults, disk_cache_files) {
-    size_t count = test_device_count();
-    if (count == 0) test_no_device();
+    test_device_count_required(); /* device 0 */
     char dir[] = "/tmp/clperm-faults-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     setenv("CLPERM_CACHE_DIR", dir, 1);

@@ -451,11 +451,10 @@ Test(fuzz, public_functions) {
     const char *only = getenv("CLPERM_FUZZ_ONLY");
     int log = fuzz_log();
     if (only && !*only) only = NULL;
-    size_t devices = test_device_count();
-    if (devices == 0) test_no_device();
+    test_device_count_required();
     cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay), %llu calls per device", (unsigned long long)test_seed(),
                 (unsigned long long)count);
-    for (size_t dev = 0; dev < devices; dev++) {
+    TEST_EACH_DEVICE_INDEX(dev) {
         pools p;
         open_pools(&p, dev);
         p.rng = test_seed() + dev;
