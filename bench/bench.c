@@ -203,36 +203,38 @@ static void step_variant(const bench_step *s, char *buf, size_t cap) {
         snprintf(buf, cap, "%s", s->c->variant);
 }
 
-/* The median seconds of one run of the step, or negative with err. */
 static double measure(const bench_opts *o, bench_dev *d, const bench_step *s, uint64_t *extra, char *err,
                       size_t errcap) {
-    const bench_case *c = s->c;
-    const bench_timing *t = &o->timing;
+    return bench_measure(d, s->c, s->n, s->segment, &o->timing, o->verify, extra, err, errcap);
+}
+
+double bench_measure(bench_dev *d, const bench_case *c, uint64_t n, uint64_t segment, const bench_timing *t,
+                     bench_verify verify, uint64_t *extra, char *err, size_t errcap) {
     clperm_type type = bench_type_bytes(c->type) == 8 ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32;
     clperm_rng_spec spec = {c->rng_family, c->rng_k, c->rng_scramble};
     switch (c->kind) {
-    case BENCH_KIND_COPY: return bench_copy(d, s->n, t, err, errcap);
-    case BENCH_KIND_GATHER: return bench_gather(d, s->n, t, err, errcap);
-    case BENCH_KIND_SCAN: return bench_scan(d, c->op, type, c->algorithm, s->n, t, o->verify, extra, err, errcap);
-    case BENCH_KIND_SHUFFLE: return bench_shuffle(d, c->fusion, c->bijection, s->n, t, o->verify, extra, err, errcap);
-    case BENCH_KIND_DART: return bench_dart_throwing(d, s->n, t, o->verify, extra, err, errcap);
-    case BENCH_KIND_SORT_SHUFFLE: return bench_sort_shuffle(d, s->n, t, o->verify, extra, err, errcap);
-    case BENCH_KIND_TILE: return bench_tile(d, c->tile, s->segment, c->bits, s->n, t, o->verify, err, errcap);
-    case BENCH_KIND_SORT: return bench_sort(d, c->key, c->value, s->n, t, o->verify, extra, err, errcap);
+    case BENCH_KIND_COPY: return bench_copy(d, n, t, err, errcap);
+    case BENCH_KIND_GATHER: return bench_gather(d, n, t, err, errcap);
+    case BENCH_KIND_SCAN: return bench_scan(d, c->op, type, c->algorithm, n, t, verify, extra, err, errcap);
+    case BENCH_KIND_SHUFFLE: return bench_shuffle(d, c->fusion, c->bijection, n, t, verify, extra, err, errcap);
+    case BENCH_KIND_DART: return bench_dart_throwing(d, n, t, verify, extra, err, errcap);
+    case BENCH_KIND_SORT_SHUFFLE: return bench_sort_shuffle(d, n, t, verify, extra, err, errcap);
+    case BENCH_KIND_TILE: return bench_tile(d, c->tile, segment, c->bits, n, t, verify, err, errcap);
+    case BENCH_KIND_SORT: return bench_sort(d, c->key, c->value, n, t, verify, extra, err, errcap);
     case BENCH_KIND_SORT_SEGMENTED:
-        return bench_sort_segmented(d, s->segment, s->n, t, o->verify, extra, err, errcap);
-    case BENCH_KIND_BOOST_SORT: return bench_boost_compute_sort(d, s->n, t, err, errcap);
-    case BENCH_KIND_RNG_FILL: return bench_rng_fill(d, &spec, s->n, t, o->verify, err, errcap);
-    case BENCH_KIND_RNG_INKERNEL: return bench_rng_inkernel(d, &spec, s->n, t, err, errcap);
-    case BENCH_KIND_PHILOX_FILL: return bench_philox_fill(d, s->n, t, o->verify, err, errcap);
-    case BENCH_KIND_PHILOX_INKERNEL: return bench_philox_inkernel(d, s->n, t, err, errcap);
-    case BENCH_KIND_HOST_SCAN: return bench_host_scan(s->n, t);
-    case BENCH_KIND_HOST_FISHER_YATES: return bench_host_fisher_yates(s->n, t);
-    case BENCH_KIND_HOST_XOSHIRO: return bench_host_xoshiro(s->n, t);
-    case BENCH_KIND_HOST_QSORT: return bench_host_qsort(s->n, t);
-    case BENCH_KIND_HOST_RADIX: return bench_host_radix(s->n, t);
-    case BENCH_KIND_PERMUTE: return bench_permute(d, c, s->n, t, o->verify, extra, err, errcap);
-    case BENCH_KIND_PERMUTE_PLAN: return bench_permute_plan(d, c, s->n, extra, err, errcap);
+        return bench_sort_segmented(d, segment, n, t, verify, extra, err, errcap);
+    case BENCH_KIND_BOOST_SORT: return bench_boost_compute_sort(d, n, t, err, errcap);
+    case BENCH_KIND_RNG_FILL: return bench_rng_fill(d, &spec, n, t, verify, err, errcap);
+    case BENCH_KIND_RNG_INKERNEL: return bench_rng_inkernel(d, &spec, n, t, err, errcap);
+    case BENCH_KIND_PHILOX_FILL: return bench_philox_fill(d, n, t, verify, err, errcap);
+    case BENCH_KIND_PHILOX_INKERNEL: return bench_philox_inkernel(d, n, t, err, errcap);
+    case BENCH_KIND_HOST_SCAN: return bench_host_scan(n, t);
+    case BENCH_KIND_HOST_FISHER_YATES: return bench_host_fisher_yates(n, t);
+    case BENCH_KIND_HOST_XOSHIRO: return bench_host_xoshiro(n, t);
+    case BENCH_KIND_HOST_QSORT: return bench_host_qsort(n, t);
+    case BENCH_KIND_HOST_RADIX: return bench_host_radix(n, t);
+    case BENCH_KIND_PERMUTE: return bench_permute(d, c, n, t, verify, extra, err, errcap);
+    case BENCH_KIND_PERMUTE_PLAN: return bench_permute_plan(d, c, n, extra, err, errcap);
     }
     snprintf(err, errcap, "unknown case");
     return -1;

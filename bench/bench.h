@@ -292,6 +292,11 @@ typedef struct bench_headline {
 } bench_headline;
 
 extern const bench_headline bench_headlines[];
+
+/* The median seconds of case c at size n (and segment) on device d, or on the host (d NULL for
+ * the host's cases), checked as `verify` says; negative with err filled when it fails. */
+double bench_measure(bench_dev *d, const bench_case *c, uint64_t n, uint64_t segment, const bench_timing *t,
+                     bench_verify verify, uint64_t *extra, char *err, size_t errcap);
 extern const size_t bench_nheadlines;
 
 /* Bytes of an item of a case's type: "u64" 8, "16B" 16, else 4. */
@@ -420,5 +425,7 @@ int bench_dist_main(const bench_opts *o);
 #define BENCH_DIST_OPS 2
 extern const char *const bench_dist_ops[BENCH_DIST_OPS];
 int report_main(int argc, char **argv);
+/* clperm tune (tune.c). */
+int tune_main(int argc, char **argv);
 
 #endif

@@ -32,6 +32,32 @@ static void impls(unsigned mask, char *buf, size_t cap) {
         }
 }
 
+static const char *const families[] = {"scan", "shuffle", "tile", "rng", "sort", "permute"};
+
+/* Where each family's tunables came from: JSON members, or one line of the table. */
+static void tuning_sources(clperm_ctx *ctx, int json) {
+    const char *file = NULL;
+    printf(json ? "\"tuning\":{" : "    tuning:");
+    for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
+        clperm_tuning_source src = CLPERM_TUNING_DEFAULTS;
+        const char *detail = "";
+        if (clperm_ctx_tuning_source(ctx, families[f], &src, &detail) != CLPERM_SUCCESS) continue;
+        if (src == CLPERM_TUNING_FILE) file = detail;
+        if (json) {
+            printf("%s\"%s\":{", f ? "," : "", families[f]);
+            json_str("source", clperm_tuning_source_name(src), 1);
+            json_str("detail", detail ? detail : "", 0);
+            printf("}");
+        } else {
+            printf("%s %s %s", f ? "," : "", families[f], clperm_tuning_source_name(src));
+        }
+    }
+    if (json)
+        printf("},");
+    else
+        printf("%s%s\n", file ? "; file " : "", file ? file : "");
+}
+
 int devices_main(int argc, char **argv) {
     int json = 0;
     for (int i = 1; i < argc; i++) {
@@ -40,7 +66,10 @@ int devices_main(int argc, char **argv) {
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             printf("usage: clperm devices [--json]\n\n"
                    "Lists every OpenCL platform and device in the order CLPERM_DEVICE indices use,\n"
-                   "with the profile clperm decides for each. --json prints one JSON object per device.\n");
+                   "with the profile clperm decides for each and, below it, where each family's\n"
+                   "tuning came from: the defaults, a built-in row (class, vendor or device) or a\n"
+                   "tuning file (CLPERM_TUNING_FILE, else ~/.config/clperm/tuning.json).\n"
+                   "--json prints one JSON object per device.\n");
             return 0;
         } else {
             fprintf(stderr, "clperm devices: unknown option \"%s\"\n", argv[i]);
@@ -96,6 +125,7 @@ int devices_main(int argc, char **argv) {
                    p.local_report_scale, p.sg_width);
             json_str("sg_source", clperm_sg_source_name(p.sg_source), 1);
             json_str("sg_impl", clperm_sg_impl_name(p.sg_impl), 1);
+            tuning_sources(ctx, 1);
             json_str("sg_impls", im, 0);
             printf("}\n");
         } else {
@@ -106,6 +136,7 @@ int devices_main(int argc, char **argv) {
                    (unsigned long long)(p.local_mem_bytes / 1024), p.max_work_group_size, p.banks, p.sg_width,
                    clperm_sg_source_name(p.sg_source), clperm_sg_impl_name(p.sg_impl), im,
                    p.forward_progress ? "yes" : "no", loops);
+            tuning_sources(ctx, 0);
         }
         clperm_ctx_free(ctx);
     }

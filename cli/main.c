@@ -22,6 +22,8 @@ static void usage(FILE *f) {
             "                     `clperm bench --help` lists the options\n"
             "  report FILE...     `clperm bench --json` results of several runs side by side, one\n"
             "                     table per family (--plot DIR: PNG figures); `clperm report --help`\n"
+            "  tune [options]     search each family's tunables on a device and write a tuning\n"
+            "                     file (CLPERM_TUNING_FILE); `clperm tune --help` lists the options\n"
             "  quality [options]  the paper's statistical tests (chi-squared at n = 5, MMD) on a\n"
             "                     sample of permutations; `clperm quality --help` lists the options\n"
             "  rng [options]      a generator's raw output for dieharder (--raw), known-answer\n"
@@ -33,6 +35,8 @@ static void usage(FILE *f) {
             "  CLPERM_DEVICE          default device: an index from `clperm devices` or a name part\n"
             "  CLPERM_SUBGROUP_WIDTH  override the subgroup width (verified after the build)\n"
             "  CLPERM_CACHE_DIR       program cache directory, or \"off\" (default ~/.cache/clperm)\n"
+            "  CLPERM_TUNING_FILE     tuning file from `clperm tune`, or \"off\" (default\n"
+            "                         ~/.config/clperm/tuning.json where it exists)\n"
             "  CLPERM_DEBUG           log the library's decisions to stderr; 2: also every program\n"
             "                         built, its options and the compiler's log (NVIDIA: with\n"
             "                         registers and spills per kernel)\n",
@@ -48,6 +52,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "devices")) return devices_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return bench_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "report")) return report_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "tune")) return tune_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "quality")) return quality_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "rng")) return rng_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

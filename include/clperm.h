@@ -83,7 +83,8 @@ extern "C" {
     X(ERROR_BUFFER_OVERLAP, -1018, "buffers that must be distinct share memory")                       \
     X(ERROR_DIST_MISMATCH, -1019, "ranks disagree on arguments that must match, or their blocks do not add up to n") \
     X(ERROR_MPI, -1020, "an MPI call failed")                                                          \
-    X(ERROR_NOT_PERMUTATION, -1021, "index array is not a permutation of 0..n-1 (an index repeats or is out of range)")
+    X(ERROR_NOT_PERMUTATION, -1021, "index array is not a permutation of 0..n-1 (an index repeats or is out of range)") \
+    X(ERROR_TUNING_FILE, -1022, "tuning file unreadable, malformed, out of bounds or without an entry for this device")
 
 typedef enum clperm_status_code {
 #define CLPERM_X_ENUM(name, value, msg) CLPERM_##name = value,
@@ -256,6 +257,7 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
 #define CLPERM_PARAM_POW2 1    /* values must be powers of two                               */
 #define CLPERM_PARAM_WG 2      /* values above the device's work-group limit are unsupported */
 #define CLPERM_PARAM_NO_AUTO 4 /* 0 is a value, not "auto"                                   */
+#define CLPERM_PARAM_SG_MULTIPLE 8 /* device tunables: 0 or a multiple of the subgroup width */
 
 /* The tunables, one line each: X(NAME, enum value (pinned), lowest, highest, flags, name for the
  * command line and clperm_param_name). What they mean:
@@ -388,6 +390,67 @@ CLPERM_API const char *clperm_param_name(clperm_param param);
 /* The parameter called `name` (as clperm_param_name gives it); CLPERM_ERROR_INVALID_PARAM if
  * none is. */
 CLPERM_API clperm_status clperm_param_from_name(const char *name, clperm_param *out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Device tuning: the per-device values behind the parameters' "auto" (docs/tuning.md). Each
+ * family of operations ("scan", "shuffle", "tile", "rng", "sort", "permute") lists its tunables.
+ * A context takes them, later sources over earlier ones, from the defaults, the built-in rows for
+ * its class of device (GPU, CPU, ...), for its vendor and for its device by name, and then a
+ * tuning file as `clperm tune` writes it: the file named by the environment variable
+ * CLPERM_TUNING_FILE ("off": none), else $XDG_CONFIG_HOME/clperm/tuning.json or
+ * ~/.config/clperm/tuning.json where it exists. A file that cannot be read, is malformed, names an
+ * unknown tunable or a value out of bounds, or has no entry for the device is ignored whole (with
+ * a message under CLPERM_DEBUG). Parameters set with clperm_ctx_set_param still take precedence.
+ * No value changes results: every operation gives the same bits at every setting.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct clperm_tunable {
+    const char *family;  /* "scan", ...                                      */
+    const char *name;    /* "wg_size", ...                                   */
+    const char *meaning; /* one line                                         */
+    int lo, hi;          /* the values it takes, inclusive                   */
+    int flags;           /* CLPERM_PARAM_POW2: 0 or a power of two;
+                          * CLPERM_PARAM_SG_MULTIPLE: 0 or a multiple of the
+                          * device's subgroup width (0 only where lo is 0)   */
+} clperm_tunable;
+
+/* Number of tunables of all families, and tunable `index` (0 .. count - 1; families in the order
+ * above, each's tunables in its own order). CLPERM_ERROR_INVALID_PARAM past the end. */
+CLPERM_API size_t clperm_tunable_count(void);
+CLPERM_API clperm_status clperm_tunable_info(size_t index, clperm_tunable *out);
+/* A tunable's value on the context; setting one affects later calls only. Unknown family or
+ * name: CLPERM_ERROR_INVALID_PARAM; a value outside [lo, hi] or against its flags:
+ * CLPERM_ERROR_PARAM_OUT_OF_BOUNDS, nothing changed. */
+CLPERM_API clperm_status clperm_ctx_get_tunable(const clperm_ctx *ctx, const char *family, const char *name,
+                                                int *value);
+CLPERM_API clperm_status clperm_ctx_set_tunable(clperm_ctx *ctx, const char *family, const char *name, int value);
+
+/* Where a family's values came from. */
+typedef enum clperm_tuning_source {
+    CLPERM_TUNING_DEFAULTS = 0,   /* the defaults for devices not measured                 */
+    CLPERM_TUNING_CLASS_ROW = 1,  /* a built-in row for a class of device (GPUs, CPUs, ...) */
+    CLPERM_TUNING_VENDOR_ROW = 2, /* a built-in row for the vendor's devices               */
+    CLPERM_TUNING_DEVICE_ROW = 3, /* a built-in row for the device by name (or driver)     */
+    CLPERM_TUNING_FILE = 4,       /* a tuning file                                         */
+    CLPERM_TUNING_SET = 5         /* clperm_ctx_set_tunable                                */
+} clperm_tuning_source;
+
+/* "defaults", "class row", "vendor row", "device row", "tuning file", "set"; NULL for others. */
+CLPERM_API const char *clperm_tuning_source_name(clperm_tuning_source source);
+/* The source of `family`'s values and, in *detail (may be NULL; valid while the context lives and
+ * its tuning is not changed), what the row says of its figures or the file's path. */
+CLPERM_API clperm_status clperm_ctx_tuning_source(const clperm_ctx *ctx, const char *family,
+                                                  clperm_tuning_source *source, const char **detail);
+/* Starts the context's values over from the built-in rows up to `upto` (CLPERM_TUNING_CLASS_ROW:
+ * the defaults and the class rows only, as `clperm tune --ignore-database` starts;
+ * CLPERM_TUNING_DEVICE_ROW: every row, without a file). */
+CLPERM_API clperm_status clperm_ctx_reset_tuning(clperm_ctx *ctx, clperm_tuning_source upto);
+/* Applies the entry of the tuning file at `path` for the context's device (its name and driver
+ * version) over the values it has. CLPERM_ERROR_TUNING_FILE, nothing changed, when the file
+ * cannot be read, is malformed, names an unknown family or tunable or a value out of bounds, or
+ * has no entry for the device; CLPERM_ERROR_UNSUPPORTED in a build without cJSON. */
+CLPERM_API clperm_status clperm_ctx_load_tuning(clperm_ctx *ctx, const char *path);
+
 /* Counters kept by the context, for diagnosis and tests. */
 typedef enum clperm_counter {
     CLPERM_COUNTER_PROGRAMS_BUILT = 1,     /* programs compiled from source               */

@@ -18,7 +18,7 @@ static clperm_profile profile_of(clperm_vendor vendor, cl_device_type type, cons
 }
 
 /* Fields of one family's values outside their bounds, each reported with its name. */
-#define CHECK_FIELD(name, lo, hi, text)                                                            \
+#define CHECK_FIELD(name, lo, hi, flags, text)                                                            \
     if (t->name < (lo) || t->name > (hi)) {                                                        \
         cr_log_info("%s: %s.%s = %d, outside [%d, %d]", where, family, #name, t->name, lo, hi);   \
         bad++;                                                                                     \

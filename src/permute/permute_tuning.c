@@ -5,7 +5,10 @@
 
 int clperm__permute_kernel(const clperm_ctx *ctx) {
     int k = ctx->params[CLPERM_PARAM_PERMUTE_KERNEL];
-    return k ? k : ctx->tuning.permute.kernel;
+    if (k) return k;
+    /* The device's tuning is a preference: no serial kernel where loops are capped. */
+    k = ctx->tuning.permute.kernel;
+    return k == CLPERM_PERMUTE_KERNEL_SERIAL && ctx->profile.loop_limit ? CLPERM_PERMUTE_KERNEL_LOCAL : k;
 }
 
 int clperm__permute_tiles(const clperm_ctx *ctx, clperm_permute_kind kind, size_t bytes) {

@@ -6,9 +6,9 @@
 #include "rows.h"
 
 #define CLPERM__RNG_TUNABLES(X)                                                           \
-    X(wg_size, 1, 1024, "generator fills: work-items per work-group (a multiple of k)")            \
-    X(k, 0, 64, "generators: default k; 0 the subgroup width (8..64, else 32)")                    \
-    X(kernel, 1, 2, "clperm_kernel_kind of the generator fills")
+    X(wg_size, 1, 1024, CLPERM_PARAM_POW2, "generator fills: work-items per work-group (a multiple of k)")            \
+    X(k, 0, 64, CLPERM_PARAM_POW2, "generators: default k; 0 the subgroup width (8..64, else 32)")                    \
+    X(kernel, 1, 2, 0, "clperm_kernel_kind of the generator fills")
 
 CLPERM__FAMILY_TUNING(rng, CLPERM__RNG_TUNABLES);
 

@@ -4,7 +4,7 @@
 
 int clperm__rng_kernel(const clperm_ctx *ctx) {
     int k = ctx->params[CLPERM_PARAM_RNG_KERNEL];
-    return k ? k : ctx->tuning.rng.kernel;
+    return k ? k : clperm__table_kernel(ctx, ctx->tuning.rng.kernel);
 }
 
 int clperm__rng_param(const clperm_ctx *ctx, clperm_param param, int *value) {

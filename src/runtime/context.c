@@ -108,7 +108,7 @@ clperm_status clperm_ctx_create(clperm_ctx **out, cl_context context, cl_device_
         free(ctx);
         return CLPERM_ERROR_OUT_OF_HOST_MEMORY;
     }
-    clperm__tuning_init(&ctx->profile, &ctx->tuning);
+    clperm__ctx_tuning_init(ctx);
     ctx->magic = CTX_MAGIC;
     ctx->platform = platform;
     ctx->context = context;

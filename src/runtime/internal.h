@@ -80,6 +80,52 @@ typedef struct clperm__tuning {
     clperm__permute_tuning permute;
 } clperm__tuning;
 
+/* The families' lists as one table (tuning.c), in the order of clperm__tuning's members: each
+ * family's name, its tunables, where its values sit in clperm__tuning and its rows. */
+#define CLPERM__FAMILIES 6
+typedef struct clperm__tunable_def {
+    const char *name;
+    int lo, hi, flags;
+    const char *meaning;
+} clperm__tunable_def;
+typedef struct clperm__family_def {
+    const char *name;
+    const clperm__tunable_def *tunables;
+    size_t count;
+    size_t offset; /* of the family's values in clperm__tuning */
+    const void *rows;
+    const size_t *nrows;
+    size_t stride, set_offset; /* a row's bytes, and where its values start */
+} clperm__family_def;
+extern const clperm__family_def clperm__families[CLPERM__FAMILIES];
+/* The index of a family or of one of its tunables by name, or -1. */
+int clperm__family_index(const char *name);
+int clperm__tunable_index(int family, const char *name);
+/* Whether a tunable may take `value` on a device of profile p: lo to hi, and as its flags say. */
+int clperm__tunable_valid(const clperm__tunable_def *d, int value, const clperm_profile *p);
+/* Family f's values in t, as ints in its list's order. */
+int *clperm__family_values(clperm__tuning *t, int family);
+
+/* Where a family's values came from: the last row applied (detail: its key's source), a tuning
+ * file (detail: its path, in the context) or clperm_ctx_set_tunable. */
+typedef struct clperm__tuning_origin {
+    clperm_tuning_source source;
+    const char *detail;
+} clperm__tuning_origin;
+/* Every family's rows that match p, of the kinds up to `upto` (CLPERM_TUNING_CLASS_ROW: the
+ * defaults and the class rows alone), applied in order to values starting at 0. */
+void clperm__tuning_rows(const clperm_profile *p, clperm_tuning_source upto, clperm__tuning *t,
+                         clperm__tuning_origin origins[CLPERM__FAMILIES]);
+/* A tuning file's entry for the device of p (tuning_file.c): on success every family it names
+ * has its values in t and its origin set to the file (detail: path, which must outlive them). On
+ * failure nothing is changed, and why is in msg. */
+clperm_status clperm__tuning_file_apply(const char *path, const clperm_profile *p, clperm__tuning *t,
+                                        clperm__tuning_origin origins[CLPERM__FAMILIES], char *msg, size_t msgcap);
+/* The tuning file a context reads at creation: CLPERM_TUNING_FILE ("off": none), else
+ * $XDG_CONFIG_HOME/clperm/tuning.json or ~/.config/clperm/tuning.json where it exists; 0 when
+ * none. */
+int clperm__tuning_file_default(char *path, size_t cap);
+
 /* ---- decoupled look-back state (lookback.c, cl/common/lookback.h) ---- */
 typedef struct clperm__lookback {
     clperm__scratch counter; /* one uint: dynamic tile counter */
@@ -116,7 +162,9 @@ struct clperm_ctx {
     cl_device_id device;
     cl_command_queue queue;
     clperm_profile profile;
-    clperm__tuning tuning;         /* the device's defaults */
+    clperm__tuning tuning;         /* the device's values: rows, a tuning file, clperm_ctx_set_tunable */
+    clperm__tuning_origin tuning_origin[CLPERM__FAMILIES];
+    char tuning_file[1024];        /* the tuning file the values came from, or "" */
     int params[CLPERM__PARAM_MAX]; /* as set by the caller; 0 = auto */
     uint64_t counters[CLPERM__COUNTER_MAX];
     char *build_log;
@@ -143,6 +191,10 @@ struct clperm_ctx {
     uint32_t sort_epoch;
     int sort_hist_dirty; /* 1 when sort_hist may hold counts (a sort stopped between its kernels) */
 };
+
+/* A new context's values: every row that matches its device, then the tuning file (CLPERM_DEBUG
+ * says whether it was applied, or why not). */
+void clperm__ctx_tuning_init(clperm_ctx *ctx);
 
 /* Checks that ctx is a live context and locks it. Every public function on a context starts with
  * this and ends with clperm__ctx_leave. */
@@ -172,6 +224,10 @@ void clperm__sg_choice(const clperm_ctx *ctx, size_t wg_size, clperm_sg_impl *im
 void clperm__tuning_init(const clperm_profile *p, clperm__tuning *t);
 /* CLPERM_SUCCESS when `value` may be set for `param` on the device; the error otherwise. */
 clperm_status clperm__param_check(const clperm_profile *profile, clperm_param param, int value);
+/* A clperm_kernel_kind of the device's tuning as the device can run it: the tuning is a
+ * preference, and where loops are capped (clperm_profile.loop_limit) the serial kernels give way
+ * to the work-group kernels. */
+int clperm__table_kernel(const clperm_ctx *ctx, int kind);
 /* A work-group size of the table halved until the device allows it. */
 int clperm__capped_wg(const clperm_ctx *ctx, int wg);
 /* The subgroup size the runtime reports for `kernel` at work-group size wg (khr devices); 0 when

@@ -2,7 +2,7 @@
  * tunables once (src/<family>/<family>_tunables.h: an X-macro of names and meanings, each an int),
  * keeps its rows beside them (<family>_rows.c) and reads the values at run time from
  * clperm_ctx.tuning. The runtime knows only the key: which devices a row matches
- * (clperm__row_matches) and the order rows apply in (clperm__rows_apply, tuning.c). */
+ * (clperm__row_matches) and the order rows apply in (clperm__tuning_rows, tuning.c). */
 #ifndef CLPERM_ROWS_H
 #define CLPERM_ROWS_H
 
@@ -45,10 +45,13 @@ typedef struct clperm__row_key {
 
 /* Rows apply in order to values starting at 0: the first row of a family holds every default, and
  * each later row that matches overrides the fields it sets (0 leaves a field alone, -1 sets 0).
- * A family's list gives each tunable as X(name, lo, hi, meaning): the values it may take once
- * the rows are applied (tests/test_tuning.c holds every row of every family to them). */
-#define CLPERM__TUNABLE_FIELD(name, lo, hi, text) int name;
-#define CLPERM__TUNABLE_COUNT(name, lo, hi, text) +1
+ * A family's list gives each tunable as X(name, lo, hi, flags, meaning): the values it may take
+ * once the rows are applied, lo to hi and as the flags say (CLPERM_PARAM_POW2: 0 or a power of
+ * two; CLPERM_PARAM_SG_MULTIPLE: 0 or a multiple of the device's subgroup width; 0 only where lo
+ * is): tests/test_tuning.c holds every row of every family to them, and tuning files and
+ * clperm_ctx_set_tunable are checked against them (clperm__tunable_valid). */
+#define CLPERM__TUNABLE_FIELD(name, lo, hi, flags, text) int name;
+#define CLPERM__TUNABLE_COUNT(name, lo, hi, flags, text) +1
 
 /* The types of a family's tunables and rows, and its table, from its list: FAM names the family
  * (scan, shuffle, ...), LIST its X-macro. */
@@ -65,12 +68,5 @@ typedef struct clperm__row_key {
     extern const size_t clperm__##fam##_rows_count
 
 int clperm__row_matches(const clperm__row_key *key, const clperm_profile *p);
-/* Applies the rows (each `stride` bytes: a key, then `fields` ints at `offset`) that match p to
- * out[0 .. fields). */
-void clperm__rows_apply(const void *rows, size_t count, size_t stride, size_t offset, size_t fields,
-                        const clperm_profile *p, int *out);
-#define CLPERM__ROWS_APPLY(fam, p, out)                                                            \
-    clperm__rows_apply(clperm__##fam##_rows, clperm__##fam##_rows_count, sizeof clperm__##fam##_rows[0], \
-                       offsetof(clperm__##fam##_row, set), clperm__##fam##_tunables, (p), (int *)(out))
 
 #endif /* CLPERM_ROWS_H */

@@ -5,7 +5,7 @@
 
 int clperm__scan_kernel(const clperm_ctx *ctx) {
     int k = ctx->params[CLPERM_PARAM_SCAN_KERNEL];
-    return k ? k : ctx->tuning.scan.kernel;
+    return k ? k : clperm__table_kernel(ctx, ctx->tuning.scan.kernel);
 }
 
 /* Work-group size of the work-group scan kernels (and of the subgroup layer's builds). */

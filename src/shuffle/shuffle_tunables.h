@@ -6,10 +6,10 @@
 #include "rows.h"
 
 #define CLPERM__SHUFFLE_TUNABLES(X)                                                       \
-    X(kernel, 1, 2, "clperm_kernel_kind of the shuffle")                                           \
-    X(wg_size, 1, 1024, "work-group kernels: work-items per work-group")                           \
-    X(items, 1, 32, "work-group kernels: domain indices per work-item (<= 32)")                    \
-    X(serial_items, 1, 65536, "serial kernels: domain indices per tile")
+    X(kernel, 1, 2, 0, "clperm_kernel_kind of the shuffle")                                           \
+    X(wg_size, 1, 1024, CLPERM_PARAM_POW2, "work-group kernels: work-items per work-group")                           \
+    X(items, 1, 32, 0, "work-group kernels: domain indices per work-item (<= 32)")                    \
+    X(serial_items, 1, 65536, 0, "serial kernels: domain indices per tile")
 
 CLPERM__FAMILY_TUNING(shuffle, CLPERM__SHUFFLE_TUNABLES);
 

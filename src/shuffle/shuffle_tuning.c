@@ -5,7 +5,7 @@
 
 int clperm__shuffle_kernel(const clperm_ctx *ctx) {
     int k = ctx->params[CLPERM_PARAM_SHUFFLE_KERNEL];
-    return k ? k : ctx->tuning.shuffle.kernel;
+    return k ? k : clperm__table_kernel(ctx, ctx->tuning.shuffle.kernel);
 }
 
 int clperm__shuffle_wg_size(const clperm_ctx *ctx) {

@@ -22,6 +22,7 @@ static void tile_shape(const clperm_ctx *ctx, size_t ks, size_t vs, size_t *wg, 
     if (ctx->params[CLPERM_PARAM_SORT_WG_SIZE]) w = ctx->params[CLPERM_PARAM_SORT_WG_SIZE];
     if (ctx->params[CLPERM_PARAM_SORT_ITEMS]) k = ctx->params[CLPERM_PARAM_SORT_ITEMS];
     if (ctx->params[CLPERM_PARAM_SORT_REGS]) r = ctx->params[CLPERM_PARAM_SORT_REGS];
+    if (r > 0 && r < 16) r = 16; /* ptxas's least cap, as CLPERM_PARAM_SORT_REGS's bound */
     *regs = ctx->profile.vendor == CLPERM_VENDOR_NVIDIA ? r : 0;
     *wg = (size_t)w;
     while (*wg > ctx->profile.max_work_group_size && *wg > 32) *wg >>= 1;
@@ -53,7 +54,7 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
     int kparam = ctx->params[CLPERM_PARAM_SORT_KERNEL], aparam = ctx->params[CLPERM_PARAM_SORT_ALGORITHM];
     memset(p, 0, sizeof *p);
     p->trace = trace;
-    p->serial = (kparam ? kparam : tune->kernel) == 2;
+    p->serial = (kparam ? kparam : clperm__table_kernel(ctx, tune->kernel)) == CLPERM_KERNEL_SERIAL;
     p->algorithm = aparam ? aparam : (!p->serial && clperm__onesweep_runs(&ctx->profile) ? 2 : 1);
     if ((p->algorithm == 2 || trace) && p->serial) {
         /* Onesweep and the trace run work-group kernels. */
@@ -78,7 +79,12 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
         clperm__sg_choice(ctx, p->wg, &impl, &width);
         CLPERM_RETURN_IF(width == 0 || p->wg % width != 0, CLPERM_ERROR_UNSUPPORTED);
         size_t sg_max = impl == CLPERM_SG_IMPL_KHR ? p->wg : p->wg / width;
-        p->rank = ctx->params[CLPERM_PARAM_SORT_RANK] ? ctx->params[CLPERM_PARAM_SORT_RANK] : tune->rank;
+        int rparam = ctx->params[CLPERM_PARAM_SORT_RANK];
+        p->rank = rparam ? rparam : tune->rank;
+        /* The device's tuning is a preference: a rank the device or the job cannot take votes. */
+        if (!rparam && ((p->rank == CLPERM_RANK_MATCH && impl != CLPERM_SG_IMPL_PTX) ||
+                        (p->rank == CLPERM_RANK_PRESORTED && vs == 8)))
+            p->rank = CLPERM_RANK_VOTES;
         CLPERM_RETURN_IF(p->rank == CLPERM_RANK_MATCH && impl != CLPERM_SG_IMPL_PTX, CLPERM_ERROR_UNSUPPORTED);
         if (p->rank == CLPERM_RANK_PRESORTED && !allow_presorted) p->rank = CLPERM_RANK_VOTES;
         /* The tile partitions carry u32 values only. */

@@ -7,9 +7,9 @@
 #include "rows.h"
 
 #define CLPERM__TILE_TUNABLES(X)                                                          \
-    X(aspect, 1, 64, "tile sorts: columns per row at least this many times the width")             \
-    X(auto_sort, 1, 4, "tile sorts: the clperm_tile_sort CLPERM_TILE_SORT_AUTO runs")              \
-    X(reg_items, 0, 32, "the register network of short segments: keys per work-item (0: off)")
+    X(aspect, 1, 64, 0, "tile sorts: columns per row at least this many times the width")             \
+    X(auto_sort, 1, 4, 0, "tile sorts: the clperm_tile_sort CLPERM_TILE_SORT_AUTO runs")              \
+    X(reg_items, 0, 32, CLPERM_PARAM_POW2, "the register network of short segments: keys per work-item (0: off)")
 
 CLPERM__FAMILY_TUNING(tile, CLPERM__TILE_TUNABLES);
 

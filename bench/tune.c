@@ -1,0 +1,815 @@
+/* `clperm tune`: searches each family's tunables on one device and writes what it found as a
+ * tuning file (docs/tuning.md). Per family a few jobs stand for its work (tune_jobs); the search
+ * starts from the device's values (or the generic rows alone, --ignore-database) and walks one
+ * tunable at a time to its neighbouring values, keeping a change that makes the family's jobs
+ * faster by more than the noise. Every candidate is checked against the host's result at a small
+ * awkward size before it is timed at the tuning size; the values it keeps are checked at the
+ * tuning size at the end. `clperm tune --merge` turns results into built-in rows. */
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+
+#ifdef CLPERM_HAVE_CJSON
+#include <cjson/cJSON.h>
+#endif
+
+#define TUNE_MAX_VALUES 32 /* tunables of one family */
+#define TUNE_MAX_JOBS 4
+/* A change is kept when the jobs it moves get faster by more than this, twice over: on GPUs 1%; on
+ * CPUs, whose times wander by more from run to run, 4%. */
+#define TUNE_GAIN_GPU 0.01
+#define TUNE_GAIN_CPU 0.04
+
+/* A job that stands for a family's work: a bench case, at the tuning size. */
+typedef struct tune_job {
+    const char *label;
+    bench_case c;
+    uint64_t segment;
+    const char *tunables; /* ",a,b," the tunables its time depends on; NULL: all of its family's */
+} tune_job;
+
+typedef struct tune_family {
+    const char *name;
+    tune_job jobs[TUNE_MAX_JOBS];
+    int njobs;
+    const char *skip; /* a tunable the search leaves alone, or NULL */
+    double share;     /* of the time, against the other families' */
+    /* ",a:b," pairs of tunables that work together (a tile's work-items and keys per work-item,
+     * its keys and register cap): the random pairs are drawn from these first. */
+    const char *couples;
+} tune_family;
+
+#define SCAN_JOB(lbl, op, type, bytes, t)                                                                              \
+    {lbl, {"scan", "scan", op, "default", type, BENCH_KIND_SCAN, BENCH_BOUND_COPY, bytes, .flags = 0}, 0, t}
+#define SORT_JOB(lbl, k, v, type, bytes, t)                                                                            \
+    {lbl, {"sort", "sort", "sort", lbl, type, BENCH_KIND_SORT, BENCH_BOUND_COPY, bytes, .flags = 0, .key = k,          \
+           .value = v}, 0, t}
+#define PERMUTE_JOB(lbl, alg, p, type, bytes, t)                                                                       \
+    {lbl, {"permute", "permute", "permute", lbl, type, BENCH_KIND_PERMUTE, BENCH_BOUND_COPY, 2 * bytes, .flags = 0,   \
+           .algorithm = alg, .perm = p}, 0, t}
+#define SORT_COMMON ",kernel,rank,digit_bits,"
+
+/* A job's list names the tunables it depends on, so that a change to one is judged by the jobs it
+ * moves: with values, a class takes the keys' tile while its own is 0. */
+static const tune_family tune_families[] = {
+    {"scan",
+     {SCAN_JOB("scan u32", "scan_exclusive", "u32", 8, ",kernel,wg_size,items_u32,stage,serial_u32,groups_per_cu,"),
+      SCAN_JOB("scan u64", "scan_exclusive", "u64", 16, ",kernel,wg_size,items_u64,stage,serial_u64,groups_per_cu,")},
+     2, NULL, 1, ",wg_size:items_u32,wg_size:items_u64,"},
+    {"shuffle",
+     {{"shuffle u64",
+       {"shuffle", "shuffle", "shuffle", "default", "u64", BENCH_KIND_SHUFFLE, BENCH_BOUND_GATHER, 16, .flags = 0,
+        .bijection = CLPERM_BIJECTION_FEISTEL},
+       0, NULL}},
+     1, NULL, 1, NULL},
+    /* The default generator's k chooses the numbers, not the speed: left alone. */
+    {"rng",
+     {{"rng fill",
+       {"rng", "rng", "rng_fill", "default", "u32", BENCH_KIND_RNG_FILL, BENCH_BOUND_COPY, 4, .flags = 0}, 0, NULL}},
+     1, "k", 0.5, NULL},
+    {"sort",
+     {SORT_JOB("u32", CLPERM_KEY_U32, 0, "u32", 8, SORT_COMMON "wg_size_32,items_32,regs_32,"),
+      SORT_JOB("u32-u32", CLPERM_KEY_U32, CLPERM_TYPE_U32, "u32", 16,
+               SORT_COMMON "wg_size_32,items_32,wg_size_32v,items_32v,regs_32v,"),
+      SORT_JOB("u64", CLPERM_KEY_U64, 0, "u64", 16, SORT_COMMON "wg_size_64,items_64,regs_64,"),
+      SORT_JOB("u64-u64", CLPERM_KEY_U64, CLPERM_TYPE_U64, "u64", 32,
+               SORT_COMMON "wg_size_64,items_64,wg_size_64v,items_64v,regs_64v,")},
+     4, NULL, 3,
+     ",items_32:regs_32,wg_size_32:items_32,items_32v:regs_32v,wg_size_32v:items_32v,items_64:regs_64,"
+     "wg_size_64:items_64,items_64v:regs_64v,wg_size_64v:items_64v,"},
+    /* After the sort: the segmented sort's longest segments are the sort's. */
+    {"tile",
+     {{"tile sort 512",
+       {"sort_segments", "tile_sort", "sort_segments", "auto", "u32", BENCH_KIND_TILE, BENCH_BOUND_COPY, 8,
+        .flags = 0, .tile = CLPERM_TILE_SORT_AUTO},
+       512, ",aspect,auto_sort,"},
+      {"segmented skewed",
+       {"sort_segmented", "sort", "sort_segmented", "skewed", "u32", BENCH_KIND_SORT_SEGMENTED, BENCH_BOUND_COPY, 8,
+        .flags = 0},
+       0, NULL}},
+     2, NULL, 1.5, NULL},
+    {"permute",
+     {PERMUTE_JOB("transpose-4B", BENCH_PERMUTE_SPECIAL, BENCH_PERM_TRANSPOSE, "u32", 4, ",kernel,tiles_4,tr_rows_4,"),
+      PERMUTE_JOB("transpose-8B", BENCH_PERMUTE_SPECIAL, BENCH_PERM_TRANSPOSE, "u64", 8, ",kernel,tiles_8,"),
+      PERMUTE_JOB("bit-reversal-4B", BENCH_PERMUTE_SPECIAL, BENCH_PERM_BIT_REVERSAL, "u32", 4,
+                  ",kernel,tiles_4,rev_tiles_4,"),
+      PERMUTE_JOB("scheduled-random-4B", BENCH_PERMUTE_SCHEDULED, BENCH_PERM_RANDOM, "u32", 4, ",plan_fusion,")},
+     4, NULL, 1.5, NULL},
+};
+#define TUNE_NFAMILIES (sizeof tune_families / sizeof tune_families[0])
+
+/* ---- options ---- */
+
+typedef struct tune_opts {
+    const char *device, *families, *out;
+    double minutes;
+    int ignore_database;
+    uint64_t n, n_check;
+    bench_timing timing;
+    const char **merge;
+    int nmerge;
+} tune_opts;
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: clperm tune [--device SEL] [--family LIST] [--minutes M] [--out FILE]\n"
+            "                   [--ignore-database] [--size N] [--check-size N] [--reps R]\n"
+            "       clperm tune --merge FILE...\n"
+            "\n"
+            "Searches each family's tunables on one device and writes the best values found, with\n"
+            "the figures of the defaults and of the built-in rows beside them, as a tuning file.\n"
+            "Every candidate is checked against the host's result before it is timed; a candidate\n"
+            "that fails to build or that the device cannot run is skipped with the reason.\n"
+            "Progress goes to stderr; the file is rewritten after every improvement, so an\n"
+            "interrupted run (Ctrl-C) keeps what it found.\n"
+            "\n"
+            "  --device SEL        the device (an index from `clperm devices` or a name part;\n"
+            "                      default CLPERM_DEVICE, else the first GPU)\n"
+            "  --family LIST       comma-separated families (default all): scan, shuffle, tile,\n"
+            "                      rng, sort, permute\n"
+            "  --minutes M         time for the whole search, shared by the families (default 10)\n"
+            "  --out FILE          the tuning file to write (default clperm-tuning.json); an\n"
+            "                      existing file keeps its entries for other devices\n"
+            "  --ignore-database   start from the defaults and the generic rows of the device's\n"
+            "                      class only: no vendor or device rows, no tuning file\n"
+            "  --size N            items per timed job (default 2^24 on GPUs, 2^20 on CPUs)\n"
+            "  --check-size N      items per check against the host (default 2^18+3)\n"
+            "  --reps R            timed runs per candidate, the median kept (default 5)\n"
+            "  --merge FILE...     print the entries of tuning files as built-in rows for\n"
+            "                      src/<family>/<family>_rows.c, each citing its figures\n"
+            "\n"
+            "Use the result with CLPERM_TUNING_FILE=FILE, or copy it to ~/.config/clperm/tuning.json.\n");
+}
+
+static int parse_args(int argc, char **argv, tune_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->minutes = 10;
+    o->out = "clperm-tuning.json";
+    o->timing.warmup = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 1;
+        } else if (!strcmp(a, "--merge")) {
+            o->merge = (const char **)argv + i + 1;
+            o->nmerge = argc - i - 1;
+            if (o->nmerge == 0) {
+                fprintf(stderr, "clperm tune: --merge needs at least one file\n");
+                return -1;
+            }
+            return 0;
+        } else if (!strcmp(a, "--ignore-database")) {
+            o->ignore_database = 1;
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "clperm tune: %s needs a value (clperm tune --help)\n", a);
+            return -1;
+        }
+        char *end = NULL;
+        if (!strcmp(a, "--device"))
+            o->device = v;
+        else if (!strcmp(a, "--family"))
+            o->families = v;
+        else if (!strcmp(a, "--out"))
+            o->out = v;
+        else if (!strcmp(a, "--minutes")) {
+            o->minutes = strtod(v, &end);
+            if (!end || *end || !(o->minutes > 0) || o->minutes > 10000) {
+                fprintf(stderr, "clperm tune: --minutes takes a positive number, not \"%s\"\n", v);
+                return -1;
+            }
+        } else if (!strcmp(a, "--size") || !strcmp(a, "--check-size")) {
+            uint64_t n = 0;
+            if (bench_parse_size(v, &n) != 0 || n == 0) {
+                fprintf(stderr, "clperm tune: %s takes a size such as 2^24, not \"%s\"\n", a, v);
+                return -1;
+            }
+            *(!strcmp(a, "--size") ? &o->n : &o->n_check) = n;
+        } else if (!strcmp(a, "--reps")) {
+            long r = strtol(v, &end, 10);
+            if (!end || *end || r < 1 || r > 1000) {
+                fprintf(stderr, "clperm tune: --reps takes 1 to 1000, not \"%s\"\n", v);
+                return -1;
+            }
+            o->timing.reps = (int)r;
+        } else {
+            fprintf(stderr, "clperm tune: unknown option \"%s\" (clperm tune --help)\n", a);
+            return -1;
+        }
+        i++;
+    }
+    for (const char *p = o->families; p && *p;) {
+        size_t len = strcspn(p, ",");
+        int known = 0;
+        for (size_t f = 0; f < TUNE_NFAMILIES; f++)
+            known |= strlen(tune_families[f].name) == len && !strncmp(tune_families[f].name, p, len);
+        if (!known) {
+            fprintf(stderr, "clperm tune: unknown family \"%.*s\" (scan, shuffle, tile, rng, sort, permute)\n",
+                    (int)len, p);
+            return -1;
+        }
+        p += len;
+        if (*p) p++;
+    }
+    return 0;
+}
+
+static int family_selected(const tune_opts *o, const char *name) {
+    if (!o->families) return 1;
+    size_t n = strlen(name);
+    for (const char *p = o->families; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && !strncmp(p, name, n)) return 1;
+        p += len;
+        if (*p) p++;
+    }
+    return 0;
+}
+
+#ifndef CLPERM_HAVE_CJSON
+
+int tune_main(int argc, char **argv) {
+    tune_opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc != 0) return rc > 0 ? 0 : 2;
+    fprintf(stderr, "clperm tune: this build has no JSON library: install libcjson-dev and build again\n");
+    return 1;
+}
+
+#else
+
+/* ---- the search ---- */
+
+static volatile sig_atomic_t interrupted;
+static void on_interrupt(int sig) {
+    (void)sig;
+    interrupted = 1;
+}
+
+/* One family's tunables as the search sees them. */
+typedef struct tune_space {
+    int index[TUNE_MAX_VALUES]; /* clperm_tunable_info index */
+    clperm_tunable info[TUNE_MAX_VALUES];
+    int count;
+} tune_space;
+
+typedef struct tune_state {
+    const tune_opts *o;
+    bench_dev *d;
+    const tune_family *fam;
+    tune_space space;
+    tune_job jobs[TUNE_MAX_JOBS]; /* the family's that the device runs */
+    int njobs;
+    unsigned all;                 /* a mask of every job */
+    unsigned moves[TUNE_MAX_VALUES]; /* per tunable, the jobs whose time it moves */
+    int best[TUNE_MAX_VALUES];
+    double best_s[TUNE_MAX_JOBS];
+    double start_s[TUNE_MAX_JOBS], builtin_s[TUNE_MAX_JOBS], generic_s[TUNE_MAX_JOBS];
+    int initial[TUNE_MAX_VALUES]; /* the family's values as the context opened: rows and file */
+    int tried, skipped;
+    double deadline;
+    cJSON *doc;   /* the file being written */
+    cJSON *entry; /* this device's entry in it */
+} tune_state;
+
+static void note(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("clperm tune: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static void space_of(const char *family, const char *skip, tune_space *s) {
+    s->count = 0;
+    for (size_t i = 0; i < clperm_tunable_count() && s->count < TUNE_MAX_VALUES; i++) {
+        clperm_tunable t;
+        if (clperm_tunable_info(i, &t) != CLPERM_SUCCESS || strcmp(t.family, family) != 0) continue;
+        if (skip && !strcmp(t.name, skip)) continue;
+        s->index[s->count] = (int)i;
+        s->info[s->count++] = t;
+    }
+}
+
+static int read_values(tune_state *st, int *v) {
+    for (int i = 0; i < st->space.count; i++)
+        if (clperm_ctx_get_tunable(st->d->ctx, st->fam->name, st->space.info[i].name, &v[i]) != CLPERM_SUCCESS)
+            return -1;
+    return 0;
+}
+
+static int write_values(tune_state *st, const int *v) {
+    for (int i = 0; i < st->space.count; i++)
+        if (clperm_ctx_set_tunable(st->d->ctx, st->fam->name, st->space.info[i].name, v[i]) != CLPERM_SUCCESS)
+            return -1;
+    return 0;
+}
+
+/* Times the jobs of `mask` (bit j: job j) with the context's values, each first checked at the
+ * check size: the geometric mean of their seconds (each job counts the same), or negative with
+ * err. */
+static double evaluate(tune_state *st, unsigned mask, double *per_job, char *err, size_t cap) {
+    bench_timing check = {0, 1};
+    double total = 0;
+    uint64_t extra = 0;
+    int count = 0;
+    for (int j = 0; j < st->njobs; j++) {
+        if (!(mask >> j & 1)) continue;
+        const tune_job *job = &st->jobs[j];
+        uint64_t nc = job->c.kind == BENCH_KIND_PERMUTE ? (uint64_t)1 << 18 : st->o->n_check;
+        char e[256] = "";
+        if (bench_measure(st->d, &job->c, nc, job->segment, &check, BENCH_VERIFY_ALL, &extra, e, sizeof e) < 0) {
+            snprintf(err, cap, "%s: %s", job->label, e);
+            return -1;
+        }
+        double s = bench_measure(st->d, &job->c, st->o->n, job->segment, &st->o->timing, BENCH_VERIFY_OFF, &extra, e,
+                                 sizeof e);
+        if (s <= 0) {
+            snprintf(err, cap, "%s: %s", job->label, e[0] ? e : "no time");
+            return -1;
+        }
+        per_job[j] = s;
+        total += log(s);
+        count++;
+    }
+    return count ? exp(total / count) : -1;
+}
+
+/* The geometric mean of the job times of `mask` (0 where one is missing). */
+static double mean_of(const tune_state *st, unsigned mask, const double *s) {
+    double l = 0;
+    int count = 0;
+    for (int j = 0; j < st->njobs; j++) {
+        if (!(mask >> j & 1)) continue;
+        if (!(s[j] > 0)) return 0;
+        l += log(s[j]);
+        count++;
+    }
+    return count ? exp(l / count) : 0;
+}
+
+static void values_text(const tune_state *st, const int *v, const int *from, char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; i < st->space.count && len + 1 < cap; i++)
+        if (!from || v[i] != from[i])
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s=%d", len ? " " : "", st->space.info[i].name, v[i]);
+    if (!buf[0]) snprintf(buf, cap, "(as before)");
+}
+
+/* ---- the file ---- */
+
+static cJSON *load_doc(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = malloc(16u << 20);
+    size_t n = buf ? fread(buf, 1, 16u << 20, f) : 0;
+    fclose(f);
+    cJSON *doc = buf ? cJSON_ParseWithLength(buf, n) : NULL;
+    free(buf);
+    return doc;
+}
+
+static void add_str(cJSON *o, const char *k, const char *v) { cJSON_AddItemToObject(o, k, cJSON_CreateString(v)); }
+static void add_num(cJSON *o, const char *k, double v) { cJSON_AddItemToObject(o, k, cJSON_CreateNumber(v)); }
+
+/* The document to write: the existing file's entries for other devices, and a new entry for this
+ * one. */
+static int doc_open(tune_state *st) {
+    const clperm_profile *p = &st->d->profile;
+    cJSON *old = load_doc(st->o->out);
+    cJSON *doc = cJSON_CreateObject(), *entries = cJSON_CreateArray();
+    add_num(doc, "clperm_tuning", 1);
+    cJSON_AddItemToObject(doc, "entries", entries);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(old, "entries")) {
+        const cJSON *dev = cJSON_GetObjectItemCaseSensitive(e, "device");
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(dev, "name");
+        const cJSON *driver = cJSON_GetObjectItemCaseSensitive(dev, "driver");
+        if (cJSON_IsString(name) && cJSON_IsString(driver) && !strcmp(name->valuestring, p->device_name) &&
+            !strcmp(driver->valuestring, p->driver_version))
+            continue;
+        cJSON_AddItemToArray(entries, cJSON_Duplicate(e, 1));
+    }
+    cJSON_Delete(old);
+    cJSON *entry = cJSON_CreateObject(), *dev = cJSON_CreateObject();
+    add_str(dev, "name", p->device_name);
+    add_str(dev, "driver", p->driver_version);
+    add_str(dev, "vendor", clperm_vendor_name(p->vendor));
+    add_str(dev, "platform", p->platform_name);
+    add_str(dev, "platform_version", p->platform_version);
+    add_str(dev, "opencl", p->device_version);
+    add_str(dev, "opencl_c", p->opencl_c_version);
+    add_str(dev, "type", p->device_type & CL_DEVICE_TYPE_GPU ? "GPU" : p->device_type & CL_DEVICE_TYPE_CPU ? "CPU" : "other");
+    add_num(dev, "compute_units", p->compute_units);
+    add_num(dev, "local_mem_bytes", (double)p->local_mem_bytes);
+    add_num(dev, "max_work_group_size", (double)p->max_work_group_size);
+    add_num(dev, "sg_width", p->sg_width);
+    cJSON_AddItemToObject(entry, "device", dev);
+    cJSON *how = cJSON_CreateObject();
+    char date[32];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    add_str(how, "date", date);
+    add_str(how, "clperm", clperm_version());
+    add_num(how, "minutes", st->o->minutes);
+    add_num(how, "n", (double)st->o->n);
+    add_num(how, "n_check", (double)st->o->n_check);
+    add_num(how, "reps", st->o->timing.reps);
+    add_str(how, "start", st->o->ignore_database ? "generic rows (--ignore-database)" : "the device's rows and file");
+    cJSON_AddItemToObject(entry, "tuned", how);
+    cJSON_AddItemToObject(entry, "families", cJSON_CreateObject());
+    cJSON_AddItemToArray(entries, entry);
+    st->doc = doc;
+    st->entry = entry;
+    return 0;
+}
+
+/* This family's values and figures into the entry, and the file written (through a temporary
+ * file renamed over it, so that an interrupted write leaves the last whole file). */
+static int doc_save(tune_state *st) {
+    cJSON *families = cJSON_GetObjectItemCaseSensitive(st->entry, "families");
+    cJSON_DeleteItemFromObjectCaseSensitive(families, st->fam->name);
+    cJSON *fam = cJSON_CreateObject(), *values = cJSON_CreateObject(), *figures = cJSON_CreateArray();
+    for (int i = 0; i < st->space.count; i++) add_num(values, st->space.info[i].name, st->best[i]);
+    for (int j = 0; j < st->njobs; j++) {
+        cJSON *f = cJSON_CreateObject();
+        double n = (double)st->o->n;
+        add_str(f, "job", st->jobs[j].label);
+        add_num(f, "n", n);
+        add_num(f, "tuned_items_per_s", n / st->best_s[j]);
+        if (st->start_s[j] > 0) add_num(f, "start_items_per_s", n / st->start_s[j]);
+        if (st->builtin_s[j] > 0) add_num(f, "built_in_items_per_s", n / st->builtin_s[j]);
+        if (st->generic_s[j] > 0) add_num(f, "generic_items_per_s", n / st->generic_s[j]);
+        cJSON_AddItemToArray(figures, f);
+    }
+    cJSON_AddItemToObject(fam, "values", values);
+    cJSON_AddItemToObject(fam, "figures", figures);
+    add_num(fam, "candidates", st->tried);
+    add_num(fam, "skipped", st->skipped);
+    cJSON_AddItemToObject(families, st->fam->name, fam);
+    char *text = cJSON_Print(st->doc);
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.partial", st->o->out);
+    FILE *f = text ? fopen(tmp, "wb") : NULL;
+    int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    if (f) ok = fclose(f) == 0 && ok;
+    ok = ok && rename(tmp, st->o->out) == 0;
+    cJSON_free(text);
+    if (!ok) note("cannot write %s", st->o->out);
+    return ok ? 0 : -1;
+}
+
+/* ---- one family ---- */
+
+/* Values to try for tunable i next to v: all of a small range, else halves, doubles and steps,
+ * kept to the tunable's bounds and flags. */
+static int neighbours(const tune_state *st, int i, int v, int *out) {
+    const clperm_tunable *t = &st->space.info[i];
+    int n = 0;
+    int w = (int)st->d->profile.sg_width ? (int)st->d->profile.sg_width : 32;
+    int c[16], nc = 0;
+    if (t->hi - t->lo <= 4)
+        for (int x = t->lo; x <= t->hi; x++) c[nc++] = x;
+    c[nc++] = v / 2;
+    c[nc++] = v * 2;
+    if (t->flags & CLPERM_PARAM_SG_MULTIPLE) {
+        c[nc++] = v - w;
+        c[nc++] = v + w;
+        c[nc++] = (v + v / 2) / w * w;
+    } else if (!(t->flags & CLPERM_PARAM_POW2)) {
+        c[nc++] = v - 1;
+        c[nc++] = v + 1;
+        c[nc++] = v + (v + 1) / 2;
+        c[nc++] = v - (v + 3) / 4;
+    }
+    if (t->lo == 0) c[nc++] = 0;
+    if (v == 0 && t->hi > 4) {
+        /* From 0 (the compiler's choice, or another class's value), a spread of settings. */
+        c[nc++] = t->hi / 8;
+        c[nc++] = t->hi / 4;
+        c[nc++] = t->hi / 2;
+    }
+    for (int k = 0; k < nc; k++) {
+        int x = c[k];
+        if (x && (t->flags & CLPERM_PARAM_POW2))
+            while (x & (x - 1)) x &= x - 1;
+        if (x && (t->flags & CLPERM_PARAM_SG_MULTIPLE)) x = x / w * w;
+        if (x < t->lo || x > t->hi || x == v) continue;
+        int dup = 0;
+        for (int m = 0; m < n; m++) dup |= out[m] == x;
+        if (!dup) out[n++] = x;
+    }
+    return n;
+}
+
+/* Seconds of the jobs with this family's rows up to `upto`, into s (0 where they fail); the other
+ * families keep the values they have. */
+static void figure_of(tune_state *st, clperm_tuning_source upto, double *s, int *values) {
+    char err[256];
+    int total = (int)clperm_tunable_count(), *keep = malloc(sizeof(int) * (size_t)total);
+    clperm_tunable t;
+    for (int i = 0; keep && i < total; i++)
+        if (clperm_tunable_info((size_t)i, &t) == CLPERM_SUCCESS)
+            clperm_ctx_get_tunable(st->d->ctx, t.family, t.name, &keep[i]);
+    clperm_ctx_reset_tuning(st->d->ctx, upto);
+    read_values(st, values);
+    for (int i = 0; keep && i < total; i++)
+        if (clperm_tunable_info((size_t)i, &t) == CLPERM_SUCCESS && strcmp(t.family, st->fam->name) != 0)
+            clperm_ctx_set_tunable(st->d->ctx, t.family, t.name, keep[i]);
+    free(keep);
+    if (evaluate(st, st->all, s, err, sizeof err) < 0) {
+        note("%s: the %s rows fail: %s", st->fam->name, upto == CLPERM_TUNING_CLASS_ROW ? "generic" : "built-in", err);
+        memset(s, 0, sizeof(double) * TUNE_MAX_JOBS);
+    }
+}
+
+/* Times the values v on the jobs of `mask` and keeps them where they beat the best by more than
+ * the gain twice over; 1 when kept. name/value (and name2/value2) say what changed. */
+static int try_values(tune_state *st, const int *v, unsigned mask, int round, const char *name, int value,
+                      const char *name2, int value2) {
+    char err[512], what[160];
+    if (name2)
+        snprintf(what, sizeof what, "%s=%d %s=%d", name, value, name2, value2);
+    else
+        snprintf(what, sizeof what, "%s=%d", name, value);
+    st->tried++;
+    double s[TUNE_MAX_JOBS], best = mean_of(st, mask, st->best_s);
+    memcpy(s, st->best_s, sizeof s);
+    snprintf(err, sizeof err, "the context refuses the value");
+    double total = write_values(st, v) == 0 ? evaluate(st, mask, s, err, sizeof err) : -1;
+    if (total < 0) {
+        st->skipped++;
+        note("%s: candidate %d, %s skipped: %s", st->fam->name, st->tried, what, err);
+        return 0;
+    }
+    double gain = bench_dev_is_cpu(st->d) ? TUNE_GAIN_CPU : TUNE_GAIN_GPU;
+    int better = total < best * (1 - gain);
+    if (better) {
+        /* Timed again, the slower of the two kept: noise alone rarely wins twice. */
+        double s2[TUNE_MAX_JOBS];
+        memcpy(s2, s, sizeof s2);
+        double again = evaluate(st, mask, s2, err, sizeof err);
+        if (again < 0)
+            total = best;
+        else if (again > total)
+            total = again, memcpy(s, s2, sizeof s);
+        better = total < best * (1 - gain);
+    }
+    fprintf(stderr, "clperm tune: %s round %d candidate %d: %s %.4g ms%s (best %.4g ms over %d job(s))\n",
+            st->fam->name, round, st->tried, what, total * 1e3, better ? " kept" : "", (better ? total : best) * 1e3,
+            __builtin_popcount(mask));
+    if (!better) return 0;
+    memcpy(st->best, v, sizeof st->best);
+    memcpy(st->best_s, s, sizeof s);
+    doc_save(st);
+    return 1;
+}
+
+/* share: the family's part of the time left (its share over the shares of the families left). */
+static int tune_family_run(tune_state *st, int fi, double share) {
+    char err[512], text[512];
+    double now = bench_now();
+    double left = st->deadline - now;
+    double until = now + left * share;
+    space_of(st->fam->name, st->fam->skip, &st->space);
+    st->njobs = 0;
+    for (int j = 0; j < st->fam->njobs; j++) {
+        const tune_job *job = &st->fam->jobs[j];
+        if (job->c.kind == BENCH_KIND_PERMUTE && !bench_permute_runs(st->d, &job->c, st->o->n, 0)) continue;
+        st->jobs[st->njobs++] = *job;
+    }
+    st->all = (1u << st->njobs) - 1;
+    for (int i = 0; i < st->space.count; i++) {
+        char key[64];
+        snprintf(key, sizeof key, ",%s,", st->space.info[i].name);
+        st->moves[i] = 0;
+        for (int j = 0; j < st->njobs; j++)
+            if (!st->jobs[j].tunables || strstr(st->jobs[j].tunables, key)) st->moves[i] |= 1u << j;
+    }
+    if (st->njobs == 0 || st->space.count == 0) {
+        note("%s: nothing to tune on this device", st->fam->name);
+        return 0;
+    }
+    st->tried = st->skipped = 0;
+    memset(st->start_s, 0, sizeof st->start_s);
+    if (read_values(st, st->initial) != 0) return -1;
+    for (int j = 0; j < st->njobs; j++) {
+        clperm_rng_spec spec;
+        if (st->jobs[j].c.kind != BENCH_KIND_RNG_FILL || clperm_rng_default(st->d->ctx, &spec) != CLPERM_SUCCESS)
+            continue;
+        st->jobs[j].c.rng_family = spec.family;
+        st->jobs[j].c.rng_k = spec.k;
+        st->jobs[j].c.rng_scramble = spec.scramble;
+    }
+    /* The figures to compare with: the generic rows and every built-in row. */
+    int generic_v[TUNE_MAX_VALUES], builtin_v[TUNE_MAX_VALUES];
+    figure_of(st, CLPERM_TUNING_CLASS_ROW, st->generic_s, generic_v);
+    figure_of(st, CLPERM_TUNING_DEVICE_ROW, st->builtin_s, builtin_v);
+    /* The start: the generic rows, or what the context had (rows and file); the families tuned
+     * before keep their values. */
+    memcpy(st->best, st->o->ignore_database ? generic_v : st->initial, sizeof st->best);
+    if (write_values(st, st->best) != 0) return -1;
+    double start_total = evaluate(st, st->all, st->best_s, err, sizeof err);
+    if (start_total < 0) {
+        note("%s: the starting values fail (%s); the family is left out", st->fam->name, err);
+        return 0;
+    }
+    memcpy(st->start_s, st->best_s, sizeof st->start_s);
+    values_text(st, st->best, NULL, text, sizeof text);
+    note("%s [%d/%zu]: start %s: %.4g ms (geometric mean of %d jobs at n = %llu)", st->fam->name, fi + 1,
+         TUNE_NFAMILIES, text, start_total * 1e3, st->njobs, (unsigned long long)st->o->n);
+    doc_save(st);
+    /* Coordinate descent: each tunable in turn to its neighbours, judged by the jobs it moves,
+     * until a round changes nothing; then pairs of tunables that move a job together, changed at
+     * random, for what one at a time cannot reach (a tile's keys per work-item with its register
+     * cap); after a pair is kept, descent again. Until the family's time is spent. */
+    for (int round = 1; !interrupted && bench_now() < until; round++) {
+        int changed = 0;
+        for (int i = 0; i < st->space.count && !interrupted && bench_now() < until; i++) {
+            int cand[24];
+            int nc = neighbours(st, i, st->best[i], cand);
+            for (int k = 0; k < nc && st->moves[i] && !interrupted && bench_now() < until; k++) {
+                int v[TUNE_MAX_VALUES];
+                memcpy(v, st->best, sizeof v);
+                v[i] = cand[k];
+                changed |= try_values(st, v, st->moves[i], round, st->space.info[i].name, v[i], NULL, 0);
+            }
+        }
+        if (changed) continue;
+        int ncouples = 0, couples[2 * TUNE_MAX_VALUES];
+        for (int a = 0; st->fam->couples && a < st->space.count; a++)
+            for (int b = 0; b < st->space.count; b++) {
+                char key[80];
+                snprintf(key, sizeof key, ",%s:%s,", st->space.info[a].name, st->space.info[b].name);
+                if (strstr(st->fam->couples, key) && ncouples < TUNE_MAX_VALUES) {
+                    couples[2 * ncouples] = a;
+                    couples[2 * ncouples++ + 1] = b;
+                }
+            }
+        for (int tries = 0; tries < 8 * st->space.count && !changed && !interrupted && bench_now() < until; tries++) {
+            int a = rand() % st->space.count, b = rand() % st->space.count;
+            if (ncouples && tries % 4 != 3) { /* three draws in four from the couples */
+                int c = rand() % ncouples;
+                a = couples[2 * c];
+                b = couples[2 * c + 1];
+            }
+            if (a == b || !(st->moves[a] & st->moves[b])) continue;
+            int ca[24], cb[24];
+            int na = neighbours(st, a, st->best[a], ca), nb = neighbours(st, b, st->best[b], cb);
+            if (!na || !nb) continue;
+            int v[TUNE_MAX_VALUES];
+            memcpy(v, st->best, sizeof v);
+            v[a] = ca[rand() % na];
+            v[b] = cb[rand() % nb];
+            changed |= try_values(st, v, st->moves[a] | st->moves[b], round, st->space.info[a].name, v[a],
+                                  st->space.info[b].name, v[b]);
+        }
+        if (!changed) break;
+    }
+    write_values(st, st->best);
+    /* The figures of the values kept, all jobs timed together, and the values checked at the
+     * timed size before they are written as found. */
+    double s[TUNE_MAX_JOBS];
+    if (evaluate(st, st->all, s, err, sizeof err) > 0) memcpy(st->best_s, s, sizeof s);
+    for (int j = 0; j < st->njobs; j++) {
+        bench_timing once = {0, 1};
+        char e[256] = "";
+        if (bench_measure(st->d, &st->jobs[j].c, st->o->n, st->jobs[j].segment, &once, BENCH_VERIFY_ALL, NULL, e,
+                          sizeof e) < 0) {
+            note("%s: the values found fail %s at n = %llu: %s; the family is left out", st->fam->name,
+                 st->jobs[j].label, (unsigned long long)st->o->n, e);
+            cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(st->entry, "families"),
+                                                    st->fam->name);
+            return -1;
+        }
+    }
+    doc_save(st);
+    values_text(st, st->best, NULL, text, sizeof text);
+    double tuned = mean_of(st, st->all, st->best_s), builtin = mean_of(st, st->all, st->builtin_s);
+    double generic = mean_of(st, st->all, st->generic_s);
+    note("%s: %d candidates (%d skipped); %.3fx the start, %.3fx the built-in rows, %.3fx the generic rows: %s",
+         st->fam->name, st->tried, st->skipped, start_total / tuned, builtin / tuned, generic / tuned, text);
+    for (int j = 0; j < st->njobs; j++)
+        note("%s:   %-20s %8.4g G items/s tuned, %8.4g built-in rows (%.3fx), %8.4g generic rows", st->fam->name,
+             st->jobs[j].label, st->o->n / st->best_s[j] / 1e9,
+             st->builtin_s[j] > 0 ? st->o->n / st->builtin_s[j] / 1e9 : 0.0,
+             st->builtin_s[j] > 0 ? st->builtin_s[j] / st->best_s[j] : 0.0,
+             st->generic_s[j] > 0 ? st->o->n / st->generic_s[j] / 1e9 : 0.0);
+    return 0;
+}
+
+/* ---- --merge ---- */
+
+static int merge(const tune_opts *o) {
+    int rc = 0;
+    for (int i = 0; i < o->nmerge; i++) {
+        cJSON *doc = load_doc(o->merge[i]);
+        if (!doc) {
+            fprintf(stderr, "clperm tune: %s: cannot read it as JSON\n", o->merge[i]);
+            rc = 1;
+            continue;
+        }
+        const cJSON *e;
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "entries")) {
+            const cJSON *dev = cJSON_GetObjectItemCaseSensitive(e, "device");
+            const cJSON *how = cJSON_GetObjectItemCaseSensitive(e, "tuned");
+            const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(dev, "name"));
+            const char *driver = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(dev, "driver"));
+            const char *date = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(how, "date"));
+            const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(dev, "type"));
+            if (!name || !driver) continue;
+            const cJSON *fam;
+            cJSON_ArrayForEach(fam, cJSON_GetObjectItemCaseSensitive(e, "families")) {
+                printf("/* src/%s/%s_rows.c, from %s */\n", fam->string, fam->string, o->merge[i]);
+                printf("    {{CLPERM_VENDOR_OTHER, %s, \"%s\",\n      \"clperm tune on the %s, driver %s, %s:",
+                       type && !strcmp(type, "GPU") ? "CL_DEVICE_TYPE_GPU" : type && !strcmp(type, "CPU") ? "CL_DEVICE_TYPE_CPU" : "0",
+                       name, name, driver, date ? date : "undated");
+                const cJSON *f;
+                int first = 1;
+                cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(fam, "figures")) {
+                    const char *job = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "job"));
+                    const cJSON *n = cJSON_GetObjectItemCaseSensitive(f, "n");
+                    const cJSON *t = cJSON_GetObjectItemCaseSensitive(f, "tuned_items_per_s");
+                    const cJSON *b = cJSON_GetObjectItemCaseSensitive(f, "built_in_items_per_s");
+                    if (!job || !cJSON_IsNumber(n) || !cJSON_IsNumber(t)) continue;
+                    printf("%s %s at %.0f, %.3g G items/s", first ? "" : ";", job, n->valuedouble, t->valuedouble / 1e9);
+                    if (cJSON_IsNumber(b)) printf(" (built-in rows %.3g)", b->valuedouble / 1e9);
+                    first = 0;
+                }
+                printf("\", 0},\n     {");
+                const cJSON *v;
+                first = 1;
+                cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(fam, "values")) {
+                    if (!cJSON_IsNumber(v)) continue;
+                    int x = (int)v->valuedouble;
+                    printf("%s.%s = %d", first ? "" : ", ", v->string, x ? x : -1);
+                    first = 0;
+                }
+                printf("}},\n");
+            }
+        }
+        cJSON_Delete(doc);
+    }
+    return rc;
+}
+
+int tune_main(int argc, char **argv) {
+    tune_opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc != 0) return rc > 0 ? 0 : 2;
+    if (o.nmerge) return merge(&o);
+    char err[512];
+    bench_dev *d = bench_dev_open(o.device, NULL, 0, err, sizeof err);
+    if (!d) {
+        fprintf(stderr, "clperm tune: cannot open the device: %s\n", err);
+        return 1;
+    }
+    int cpu = bench_dev_is_cpu(d);
+    if (!o.n) o.n = cpu ? (uint64_t)1 << 20 : (uint64_t)1 << 24;
+    if (!o.n_check) o.n_check = ((uint64_t)1 << 18) + 3;
+    if (!o.timing.reps) o.timing.reps = 5;
+    if (bench_dev_prepare(d, o.n > o.n_check ? o.n : o.n_check, err, sizeof err) != 0) {
+        fprintf(stderr, "clperm tune: %s\n", err);
+        bench_dev_close(d);
+        return 1;
+    }
+    note("%s / %s, %.3g minutes, n = %llu, checked at %llu, %d timed runs a candidate", d->profile.platform_name,
+         d->profile.device_name, o.minutes, (unsigned long long)o.n, (unsigned long long)o.n_check, o.timing.reps);
+    tune_state st;
+    memset(&st, 0, sizeof st);
+    st.o = &o;
+    st.d = d;
+    st.deadline = bench_now() + 60 * o.minutes;
+    doc_open(&st);
+    signal(SIGINT, on_interrupt);
+    int failed = 0;
+    double shares = 0;
+    for (size_t f = 0; f < TUNE_NFAMILIES; f++)
+        if (family_selected(&o, tune_families[f].name)) shares += tune_families[f].share;
+    for (size_t f = 0; f < TUNE_NFAMILIES && !interrupted; f++) {
+        if (!family_selected(&o, tune_families[f].name)) continue;
+        st.fam = &tune_families[f];
+        failed |= tune_family_run(&st, (int)f, st.fam->share / shares) != 0;
+        shares -= st.fam->share;
+    }
+    signal(SIGINT, SIG_DFL);
+    if (interrupted) note("interrupted: %s holds what was found so far", o.out);
+    else note("wrote %s: use it with CLPERM_TUNING_FILE=%s", o.out, o.out);
+    cJSON_Delete(st.doc);
+    bench_dev_close(d);
+    return failed ? 1 : 0;
+}
+
+#endif
