@@ -593,7 +593,50 @@ Test(sort_segmented, bad_offsets_refused) {
             clReleaseMemObject(dk);
             clReleaseMemObject(doff);
         }
+        /* Offsets past n, or decreasing, where nothing would be sorted: n of 0 and 1, and no
+         * segment at all (one offset). Offsets that fit are accepted there. */
+        const struct {
+            uint64_t n, count;
+            uint32_t off[3];
+            clperm_status want;
+        } small[] = {
+            {0, 1, {0, 5}, CLPERM_ERROR_INVALID_ARGUMENT},   {1, 1, {0, 5}, CLPERM_ERROR_INVALID_ARGUMENT},
+            {1, 2, {1, 0, 1}, CLPERM_ERROR_INVALID_ARGUMENT}, {0, 0, {3}, CLPERM_ERROR_INVALID_ARGUMENT},
+            {5, 0, {6}, CLPERM_ERROR_INVALID_ARGUMENT},      {1, 2, {0, 1, 1}, CLPERM_SUCCESS},
+            {0, 1, {0, 0}, CLPERM_SUCCESS},                  {5, 0, {5}, CLPERM_SUCCESS},
+        };
+        for (size_t s = 0; s < sizeof small / sizeof small[0]; s++)
+            for (int wide = 0; wide < 2; wide++) {
+                uint64_t off64[3];
+                for (int i = 0; i < 3; i++) off64[i] = small[s].off[i];
+                cl_mem dk = canary_buffer(ctx, keys, 64, 4);
+                cl_mem doff = wide ? test_buffer(ctx, sizeof off64, off64) : test_buffer(ctx, sizeof small[s].off, small[s].off);
+                clperm_sort_request req = {CLPERM_KEY_U32, dk, 0, NULL, small[s].n, {0, 0, 0}, NULL, NULL};
+                clperm_segments segs = {doff, wide ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32, small[s].count};
+                clperm_status st = clperm_sort_segmented(ctx, &req, &segs, 0, NULL, NULL);
+                cr_assert_eq(st, small[s].want, "n %llu, count %llu, case %zu (%s offsets): %s",
+                             (unsigned long long)small[s].n, (unsigned long long)small[s].count, s, wide ? "u64" : "u32",
+                             clperm_status_name(st));
+                unsigned char got[(64 + CANARY) * 4];
+                cr_assert_eq(test_read(ctx, dk, sizeof got, got), 0);
+                cr_assert(memcmp(got, keys, sizeof keys) == 0, "small case %zu: keys written", s);
+                check_canary(got, 64, 4, "small offsets");
+                clReleaseMemObject(dk);
+                clReleaseMemObject(doff);
+            }
     }
+}
+
+/* The host's segmented sort refuses the same offsets. */
+Test(sort_segmented, bad_offsets_refused_on_the_host) {
+    uint32_t keys[4] = {3, 2, 1, 0};
+    const uint32_t past[2] = {0, 5}, one[1] = {3}, fits[3] = {0, 1, 1};
+    clperm_sort_host_request req = {CLPERM_KEY_U32, keys, 0, NULL, 1, {0, 0, 0}};
+    cr_assert_eq(clperm_sort_segmented_host(&req, past, CLPERM_TYPE_U32, 1), CLPERM_ERROR_INVALID_ARGUMENT);
+    req.n = 0;
+    cr_assert_eq(clperm_sort_segmented_host(&req, one, CLPERM_TYPE_U32, 0), CLPERM_ERROR_INVALID_ARGUMENT);
+    req.n = 1;
+    cr_assert_eq(clperm_sort_segmented_host(&req, fits, CLPERM_TYPE_U32, 2), CLPERM_SUCCESS);
 }
 
 /* The register network of 4-byte keys alone (CLPERM_PARAM_SEGMENT_SORT 2, forced on every

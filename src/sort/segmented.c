@@ -128,6 +128,19 @@ static clperm_status sort_huge(clperm_ctx *ctx, const clperm__radix_job *job, cl
     return st;
 }
 
+/* Offset i of segs, read from the device after the events (blocking). */
+static clperm_status read_offset(clperm_ctx *ctx, const clperm_segments *segs, uint64_t i, uint64_t *out,
+                                 cl_uint num_events, const cl_event *events) {
+    size_t es = clperm_type_size(segs->offset_type);
+    uint32_t o32 = 0;
+    uint64_t o64 = 0;
+    cl_int e = clEnqueueReadBuffer(ctx->queue, segs->offsets, CL_TRUE, (size_t)i * es, es,
+                                   es == 8 ? (void *)&o64 : (void *)&o32, num_events, events, NULL);
+    if (e != CL_SUCCESS) return (clperm_status)e;
+    *out = es == 8 ? o64 : o32;
+    return CLPERM_SUCCESS;
+}
+
 static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_request *req, const clperm_segments *segs,
                                        cl_uint num_events, const cl_event *events, cl_event *event) {
     clperm__radix_job job;
@@ -143,7 +156,13 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
     clperm__radix_plan rp;
     CLPERM_TRY(clperm__radix_plan_job(ctx, &job, 0, 0, &rp));
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
-    if (segs->count == 0 || job.n < 2) return clperm__empty_call(ctx, num_events, events, event);
+    if (segs->count == 0) {
+        /* No segment, one offset: it may not pass n either. */
+        uint64_t first = 0;
+        CLPERM_TRY(read_offset(ctx, segs, 0, &first, num_events, events));
+        CLPERM_RETURN_IF(first > job.n, CLPERM_ERROR_INVALID_ARGUMENT);
+        return clperm__empty_call(ctx, 0, NULL, event);
+    }
     seg_plan sp;
     memset(&sp, 0, sizeof sp);
     /* Short segments to the tile sorts by size class (the work-group kernels' devices, whole keys:
@@ -175,6 +194,8 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
     cl_uint hdr[HDR_WORDS];
     CLPERM_TRY(classify(ctx, &sp, segs, job.n, num_events, events, hdr));
     CLPERM_RETURN_IF(hdr[0], CLPERM_ERROR_INVALID_ARGUMENT);
+    /* Offsets checked, nothing to sort: no segment holds two keys. */
+    if (job.n < 2) return clperm__empty_call(ctx, 0, NULL, event);
     /* Segments all of one length from the start, within a tile: one launch of the register
      * network, else (work-group kernels, the tile sorts' order) of the tile sort. */
     cl_ulong first_offset, length;
