@@ -96,13 +96,19 @@ int bench_parse_size(const char *s, uint64_t *out) {
     return 0;
 }
 
+/* Sizes the bench takes: at least one item, at most 2^36 (512 GiB of the 8-byte items its
+ * buffers hold, beyond any device). */
+#define SIZE_MAX_ITEMS (UINT64_C(1) << 36)
+#define SIZES_SYNTAX "a comma-separated list of sizes, each 2^K, 2^K+C, 2^K-C or a number, 1 to 2^36"
+
 static int parse_list(const char *list, uint64_t *out, int *count) {
     char buf[1024];
     if (strlen(list) >= sizeof buf) return -1;
     snprintf(buf, sizeof buf, "%s", list);
     int c = 0;
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (c == BENCH_MAX_SIZES || bench_parse_size(tok, &out[c]) != 0) return -1;
+        if (c == BENCH_MAX_SIZES || bench_parse_size(tok, &out[c]) != 0 || out[c] == 0 || out[c] > SIZE_MAX_ITEMS)
+            return -1;
         c++;
     }
     if (!c) return -1;
@@ -152,7 +158,9 @@ static int opt_variants(bench_opts *o, const char *v) {
 
 static int opt_sizes(bench_opts *o, const char *v) {
     o->detailed = 1;
-    return parse_list(v, o->sizes, &o->nsizes);
+    if (parse_list(v, o->sizes, &o->nsizes) == 0) return 0;
+    fprintf(stderr, "clperm bench: --sizes takes %s, not \"%s\"\n", SIZES_SYNTAX, v);
+    return -2;
 }
 
 static int opt_segments(bench_opts *o, const char *v) {
@@ -440,6 +448,7 @@ int bench_parse_args(int argc, char **argv, bench_opts *o) {
         }
         int rc = opt->apply(o, value);
         if (rc > 0) return 1;
+        if (rc == -2) return -1; /* said why */
         if (rc < 0) {
             fprintf(stderr, "clperm bench: cannot use %s%s%s (see clperm bench --help)\n", opt->name, value ? " " : "",
                     value ? value : "");
@@ -453,12 +462,22 @@ int bench_parse_args(int argc, char **argv, bench_opts *o) {
             return -1;
         }
     if (o->ops && !ops_valid(o->ops, o->dist)) {
-        fprintf(stderr, "clperm bench: cannot use --ops %s%s (see clperm bench --help)\n", o->ops,
+        fprintf(stderr, "clperm bench: cannot use --ops %s%s; the operations are:", o->ops,
                 o->dist ? " with --dist" : "");
+        for (size_t i = 0; !o->dist && i < bench_ncases; i++) {
+            int first = bench_cases[i].ops != NULL;
+            for (size_t j = 0; first && j < i; j++)
+                if (bench_cases[j].ops && !strcmp(bench_cases[j].ops, bench_cases[i].ops)) first = 0;
+            if (first) fprintf(stderr, " %s", bench_cases[i].ops);
+        }
+        for (int i = 0; o->dist && i < BENCH_DIST_OPS; i++) fprintf(stderr, " %s", bench_dist_ops[i]);
+        fprintf(stderr, "\n");
         return -1;
     }
     if (o->variants && !variants_valid(o->variants)) {
-        fprintf(stderr, "clperm bench: cannot use --variants %s: no variant's name begins so\n",
+        fprintf(stderr,
+                "clperm bench: cannot use --variants %s: no variant's name begins so (`clperm bench --full "
+                "--sizes 2^10` lists every variant)\n",
                 o->variants);
         return -1;
     }

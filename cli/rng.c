@@ -69,7 +69,8 @@ int rng_main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--family") && v) {
             spec.family = (clperm_rng_family)family_by_name(argv[++i]);
             if (!spec.family) {
-                fprintf(stderr, "clperm rng: unknown family %s\n", argv[i]);
+                fprintf(stderr, "clperm rng: unknown family %s (correlated, three, slowmem, iterated, buffered)\n",
+                        argv[i]);
                 return 2;
             }
         } else if (!strcmp(argv[i], "--scramble") && v) {
