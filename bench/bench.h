@@ -35,6 +35,8 @@
 
 typedef struct bench_timing {
     int warmup, reps;
+    int fastest; /* 1: the fastest run instead of the median (clperm tune on CPUs, where other work
+                  * on the machine only ever adds time) */
 } bench_timing;
 
 double bench_now(void);

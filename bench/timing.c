@@ -22,6 +22,12 @@ double bench_median(double *v, int n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+static double fastest(const double *v, int n) {
+    double m = v[0];
+    for (int i = 1; i < n; i++) m = v[i] < m ? v[i] : m;
+    return m;
+}
+
 static int reps_of(const bench_timing *t) { return t->reps < 1 ? 1 : (t->reps > MAX_REPS ? MAX_REPS : t->reps); }
 
 double bench_time_device_prepared(cl_command_queue queue, cl_int (*setup)(void *arg), cl_int (*fn)(void *arg),
@@ -41,7 +47,7 @@ double bench_time_device_prepared(cl_command_queue queue, cl_int (*setup)(void *
         }
         if (i >= 0) samples[i] = t1 - t0;
     }
-    return bench_median(samples, reps);
+    return t->fastest ? fastest(samples, reps) : bench_median(samples, reps);
 }
 
 double bench_time_device(cl_command_queue queue, cl_int (*fn)(void *arg), void *arg, const bench_timing *t, char *err,
@@ -63,7 +69,7 @@ double bench_time_host_prepared(void (*setup)(void *arg), uint64_t (*fn)(void *a
         if (i >= 0) samples[i] = t1 - t0;
     }
     (void)sink;
-    return bench_median(samples, reps);
+    return t->fastest ? fastest(samples, reps) : bench_median(samples, reps);
 }
 
 double bench_time_host(uint64_t (*fn)(void *arg), void *arg, const bench_timing *t) {

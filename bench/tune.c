@@ -138,9 +138,10 @@ static void usage(FILE *f) {
             "                      existing file keeps its entries for other devices\n"
             "  --ignore-database   start from the defaults and the generic rows of the device's\n"
             "                      class only: no vendor or device rows, no tuning file\n"
-            "  --size N            items per timed job (default 2^24 on GPUs, 2^20 on CPUs)\n"
+            "  --size N            items per timed job (default 2^24 on GPUs, 2^22 on CPUs)\n"
             "  --check-size N      items per check against the host (default 2^18+3)\n"
-            "  --reps R            timed runs per candidate, the median kept (default 5)\n"
+            "  --reps R            timed runs per candidate (default 5): the median kept, on CPUs\n"
+            "                      the fastest\n"
             "  --merge FILE...     print the entries of tuning files as built-in rows for\n"
             "                      src/<family>/<family>_rows.c, each citing its figures\n"
             "\n"
@@ -320,7 +321,7 @@ static int write_values(tune_state *st, const int *v) {
  * check size: the geometric mean of their seconds (each job counts the same), or negative with
  * err. */
 static double evaluate(tune_state *st, unsigned mask, double *per_job, char *err, size_t cap) {
-    bench_timing check = {0, 1};
+    bench_timing check = {0, 1, 0};
     double total = 0;
     uint64_t extra = 0;
     int count = 0;
@@ -557,15 +558,18 @@ static int try_values(tune_state *st, const int *v, unsigned mask, int round, co
     double gain = bench_dev_is_cpu(st->d) ? TUNE_GAIN_CPU : TUNE_GAIN_GPU;
     int better = total < best * (1 - gain);
     if (better) {
-        /* Timed again, the slower of the two kept: noise alone rarely wins twice. */
-        double s2[TUNE_MAX_JOBS];
+        /* Confirmed against the best values timed again now, then the candidate again: a drift
+         * of the device's speed between the two cancels, and noise alone rarely wins twice. */
+        double sb[TUNE_MAX_JOBS], s2[TUNE_MAX_JOBS];
+        memcpy(sb, st->best_s, sizeof sb);
         memcpy(s2, s, sizeof s2);
-        double again = evaluate(st, mask, s2, err, sizeof err);
-        if (again < 0)
-            total = best;
-        else if (again > total)
-            total = again, memcpy(s, s2, sizeof s);
-        better = total < best * (1 - gain);
+        double now = write_values(st, st->best) == 0 ? evaluate(st, mask, sb, err, sizeof err) : -1;
+        double again = write_values(st, v) == 0 ? evaluate(st, mask, s2, err, sizeof err) : -1;
+        better = now > 0 && again > 0 && again < now * (1 - gain);
+        if (better && again > total) {
+            total = again;
+            memcpy(s, s2, sizeof s);
+        }
     }
     fprintf(stderr, "clperm tune: %s round %d candidate %d: %s %.4g ms%s (best %.4g ms over %d job(s))\n",
             st->fam->name, round, st->tried, what, total * 1e3, better ? " kept" : "", (better ? total : best) * 1e3,
@@ -678,13 +682,17 @@ static int tune_family_run(tune_state *st, int fi, double share) {
         }
         if (!changed) break;
     }
-    write_values(st, st->best);
-    /* The figures of the values kept, all jobs timed together, and the values checked at the
-     * timed size before they are written as found. */
+    /* The figures of the values kept, all jobs timed together and beside them the built-in and
+     * the generic rows' again, so that all three are of one moment; then the values checked at
+     * the timed size before they are written as found. */
     double s[TUNE_MAX_JOBS];
+    write_values(st, st->best);
     if (evaluate(st, st->all, s, err, sizeof err) > 0) memcpy(st->best_s, s, sizeof s);
+    figure_of(st, CLPERM_TUNING_DEVICE_ROW, st->builtin_s, builtin_v);
+    figure_of(st, CLPERM_TUNING_CLASS_ROW, st->generic_s, generic_v);
+    write_values(st, st->best);
     for (int j = 0; j < st->njobs; j++) {
-        bench_timing once = {0, 1};
+        bench_timing once = {0, 1, 0};
         char e[256] = "";
         if (bench_measure(st->d, &st->jobs[j].c, st->o->n, st->jobs[j].segment, &once, BENCH_VERIFY_ALL, NULL, e,
                           sizeof e) < 0) {
@@ -777,16 +785,22 @@ int tune_main(int argc, char **argv) {
         return 1;
     }
     int cpu = bench_dev_is_cpu(d);
-    if (!o.n) o.n = cpu ? (uint64_t)1 << 20 : (uint64_t)1 << 24;
+    if (!o.n) o.n = cpu ? (uint64_t)1 << 22 : (uint64_t)1 << 24;
     if (!o.n_check) o.n_check = ((uint64_t)1 << 18) + 3;
     if (!o.timing.reps) o.timing.reps = 5;
+    /* On CPUs the machine's other work makes the median wander by tens of per cent between two
+     * runs of the same values: the fastest run is the steadier measure there, after more runs
+     * to wake the runtime's threads. */
+    o.timing.fastest = cpu;
+    if (cpu) o.timing.warmup = 3;
     if (bench_dev_prepare(d, o.n > o.n_check ? o.n : o.n_check, err, sizeof err) != 0) {
         fprintf(stderr, "clperm tune: %s\n", err);
         bench_dev_close(d);
         return 1;
     }
-    note("%s / %s, %.3g minutes, n = %llu, checked at %llu, %d timed runs a candidate", d->profile.platform_name,
-         d->profile.device_name, o.minutes, (unsigned long long)o.n, (unsigned long long)o.n_check, o.timing.reps);
+    note("%s / %s, %.3g minutes, n = %llu, checked at %llu, %d timed runs a candidate%s", d->profile.platform_name,
+         d->profile.device_name, o.minutes, (unsigned long long)o.n, (unsigned long long)o.n_check, o.timing.reps,
+         o.timing.fastest ? " (the fastest kept)" : " (the median kept)");
     tune_state st;
     memset(&st, 0, sizeof st);
     st.o = &o;
