@@ -39,6 +39,10 @@
 #define CLPERM__STAGE 0
 #endif
 
+#if !CLPERM_SCAN_SERIAL
+/* The work-group kernels' helpers: arrays of CLPERM_SCAN_ITEMS in registers, unrolled. Not in the
+ * serial kernels' programs, whose CLPERM_SCAN_ITEMS is a whole tile of thousands of items. */
+
 /* Work-item lid holds tile items lid*ITEMS .. lid*ITEMS+ITEMS-1 in v (blocked order); items past
  * n read as 0. */
 inline void clperm__load_blocked(const __global clperm_t *src, ulong base, ulong n,
@@ -111,6 +115,8 @@ inline void clperm__thread_scan(clperm_t v[CLPERM_SCAN_ITEMS], clperm_t carry, u
         carry += x;
     }
 }
+
+#endif /* !CLPERM_SCAN_SERIAL */
 
 /* The look-back's fallback (cl/common/lookback.h): a tile's sum from its items. */
 typedef struct {
