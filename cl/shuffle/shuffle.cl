@@ -148,6 +148,8 @@ inline clperm_word_t clperm__shuf_load(const __global clperm_word_t *src, __loca
  * into registers before the output offset is known, so that the reads overlap the look-back. */
 #define CLPERM__SHUF_PREFETCH (CLPERM_SHUF_WORDS == 1 && !CLPERM_SHUF_SERIAL)
 
+/* Only where they are used: a serial tile's CLPERM_SHUF_ITEMS is thousands, unrolled here. */
+#if CLPERM__SHUF_PREFETCH
 inline void clperm__shuf_prefetch(const __global clperm_word_t *src, __local const clperm_idx_t *stage,
                                   uint count, clperm_word_t v[CLPERM_SHUF_ITEMS]) {
     uint lid = (uint)get_local_id(0);
@@ -167,6 +169,7 @@ inline void clperm__shuf_store(__global clperm_word_t *dst, ulong out, uint coun
         if (k < count) dst[out + k] = v[j];
     }
 }
+#endif
 
 /* dst[out + k] = item k for k < count, word by word. */
 inline void clperm__shuf_copy(const __global clperm_word_t *src, __global clperm_word_t *dst,
