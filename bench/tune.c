@@ -224,17 +224,6 @@ static int parse_args(int argc, char **argv, tune_opts *o) {
     return 0;
 }
 
-static int family_selected(const tune_opts *o, const char *name) {
-    if (!o->families) return 1;
-    size_t n = strlen(name);
-    for (const char *p = o->families; *p;) {
-        size_t len = strcspn(p, ",");
-        if (len == n && !strncmp(p, name, n)) return 1;
-        p += len;
-        if (*p) p++;
-    }
-    return 0;
-}
 
 #ifndef CLPERM_HAVE_CJSON
 
@@ -249,6 +238,18 @@ int tune_main(int argc, char **argv) {
 #else
 
 /* ---- the search ---- */
+
+static int family_selected(const tune_opts *o, const char *name) {
+    if (!o->families) return 1;
+    size_t n = strlen(name);
+    for (const char *p = o->families; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && !strncmp(p, name, n)) return 1;
+        p += len;
+        if (*p) p++;
+    }
+    return 0;
+}
 
 static volatile sig_atomic_t interrupted;
 static void on_interrupt(int sig) {
