@@ -375,8 +375,9 @@ static void values_text(const tune_state *st, const int *v, const int *from, cha
 static cJSON *load_doc(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
-    char *buf = malloc(16u << 20);
-    size_t n = buf ? fread(buf, 1, 16u << 20, f) : 0;
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    char *buf = size >= 0 && size <= (16L << 20) && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)size + 1) : NULL;
+    size_t n = buf ? fread(buf, 1, (size_t)size, f) : 0;
     fclose(f);
     cJSON *doc = buf ? cJSON_ParseWithLength(buf, n) : NULL;
     free(buf);
@@ -520,17 +521,8 @@ static int neighbours(const tune_state *st, int i, int v, int *out) {
  * families keep the values they have. */
 static void figure_of(tune_state *st, clperm_tuning_source upto, double *s, int *values) {
     char err[256];
-    int total = (int)clperm_tunable_count(), *keep = malloc(sizeof(int) * (size_t)total);
-    clperm_tunable t;
-    for (int i = 0; keep && i < total; i++)
-        if (clperm_tunable_info((size_t)i, &t) == CLPERM_SUCCESS)
-            clperm_ctx_get_tunable(st->d->ctx, t.family, t.name, &keep[i]);
-    clperm_ctx_reset_tuning(st->d->ctx, upto);
+    clperm_ctx_reset_tuning(st->d->ctx, st->fam->name, upto);
     read_values(st, values);
-    for (int i = 0; keep && i < total; i++)
-        if (clperm_tunable_info((size_t)i, &t) == CLPERM_SUCCESS && strcmp(t.family, st->fam->name) != 0)
-            clperm_ctx_set_tunable(st->d->ctx, t.family, t.name, keep[i]);
-    free(keep);
     if (evaluate(st, st->all, s, err, sizeof err) < 0) {
         note("%s: the %s rows fail: %s", st->fam->name, upto == CLPERM_TUNING_CLASS_ROW ? "generic" : "built-in", err);
         memset(s, 0, sizeof(double) * TUNE_MAX_JOBS);

@@ -441,10 +441,11 @@ CLPERM_API const char *clperm_tuning_source_name(clperm_tuning_source source);
  * its tuning is not changed), what the row says of its figures or the file's path. */
 CLPERM_API clperm_status clperm_ctx_tuning_source(const clperm_ctx *ctx, const char *family,
                                                   clperm_tuning_source *source, const char **detail);
-/* Starts the context's values over from the built-in rows up to `upto` (CLPERM_TUNING_CLASS_ROW:
- * the defaults and the class rows only, as `clperm tune --ignore-database` starts;
- * CLPERM_TUNING_DEVICE_ROW: every row, without a file). */
-CLPERM_API clperm_status clperm_ctx_reset_tuning(clperm_ctx *ctx, clperm_tuning_source upto);
+/* Starts the values of `family` (NULL: every family) over from the built-in rows up to `upto`
+ * (CLPERM_TUNING_CLASS_ROW: the defaults and the class rows only, as `clperm tune
+ * --ignore-database` starts; CLPERM_TUNING_DEVICE_ROW: every row, without a file); the other
+ * families keep theirs. An unknown family: CLPERM_ERROR_INVALID_PARAM. */
+CLPERM_API clperm_status clperm_ctx_reset_tuning(clperm_ctx *ctx, const char *family, clperm_tuning_source upto);
 /* Applies the entry of the tuning file at `path` for the context's device (its name and driver
  * version) over the values it has. CLPERM_ERROR_TUNING_FILE, nothing changed, when the file
  * cannot be read, is malformed, names an unknown family or tunable or a value out of bounds, or

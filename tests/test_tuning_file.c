@@ -111,11 +111,26 @@ Test(tuning_file, set_and_get_checked) {
         cr_assert_eq(clperm_ctx_tuning_source(ctx, "scan", &src, NULL), CLPERM_SUCCESS);
         cr_assert_eq(src, CLPERM_TUNING_SET);
         cr_assert_eq(clperm_ctx_tuning_source(ctx, "nosuch", &src, NULL), CLPERM_ERROR_INVALID_PARAM);
+        /* A reset of one family leaves the others as set. */
+        int items, items_set;
+        clperm_ctx_get_tunable(ctx, "sort", "items_64", &items);
+        items_set = items == 7 ? 5 : 7;
+        cr_assert_eq(clperm_ctx_set_tunable(ctx, "sort", "items_64", items_set), CLPERM_SUCCESS);
+        cr_assert_eq(clperm_ctx_reset_tuning(ctx, "scan", CLPERM_TUNING_DEVICE_ROW), CLPERM_SUCCESS);
+        clperm_ctx_get_tunable(ctx, "scan", "wg_size", &v);
+        cr_assert_eq(v, before, "the scan's reset");
+        clperm_ctx_get_tunable(ctx, "sort", "items_64", &v);
+        cr_assert_eq(v, items_set, "the sort kept its value over the scan's reset");
+        cr_assert_eq(clperm_ctx_tuning_source(ctx, "scan", &src, NULL), CLPERM_SUCCESS);
+        cr_assert_neq(src, CLPERM_TUNING_SET);
+        cr_assert_eq(clperm_ctx_reset_tuning(ctx, "fft", CLPERM_TUNING_DEVICE_ROW), CLPERM_ERROR_INVALID_PARAM);
         /* A reset to every row gives the creation's values back. */
-        cr_assert_eq(clperm_ctx_reset_tuning(ctx, CLPERM_TUNING_DEVICE_ROW), CLPERM_SUCCESS);
+        cr_assert_eq(clperm_ctx_reset_tuning(ctx, NULL, CLPERM_TUNING_DEVICE_ROW), CLPERM_SUCCESS);
         cr_assert_eq(clperm_ctx_get_tunable(ctx, "scan", "wg_size", &v), CLPERM_SUCCESS);
         cr_assert_eq(v, before);
-        cr_assert_eq(clperm_ctx_reset_tuning(ctx, CLPERM_TUNING_FILE), CLPERM_ERROR_INVALID_ARGUMENT);
+        clperm_ctx_get_tunable(ctx, "sort", "items_64", &v);
+        cr_assert_eq(v, items, "the sort's too, with every family reset");
+        cr_assert_eq(clperm_ctx_reset_tuning(ctx, NULL, CLPERM_TUNING_FILE), CLPERM_ERROR_INVALID_ARGUMENT);
     }
     cr_assert_eq(clperm_ctx_set_tunable(NULL, "scan", "wg_size", 32), CLPERM_ERROR_INVALID_CONTEXT);
 }
@@ -249,7 +264,7 @@ Test(tuning_file, file_over_rows_caller_over_file) {
             cr_assert_eq(v, 32);
         }
         /* Generic rows only: no file, no vendor or device rows. */
-        cr_assert_eq(clperm_ctx_reset_tuning(tuned, CLPERM_TUNING_CLASS_ROW), CLPERM_SUCCESS);
+        cr_assert_eq(clperm_ctx_reset_tuning(tuned, NULL, CLPERM_TUNING_CLASS_ROW), CLPERM_SUCCESS);
         for (size_t f = 0; f < 6; f++) {
             static const char *const fams[] = {"scan", "shuffle", "tile", "rng", "sort", "permute"};
             cr_assert_eq(clperm_ctx_tuning_source(tuned, fams[f], &src, NULL), CLPERM_SUCCESS);

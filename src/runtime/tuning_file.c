@@ -50,17 +50,22 @@ int clperm__tuning_file_default(char *path, size_t cap) {
 #ifdef CLPERM_HAVE_CJSON
 
 static char *read_file(const char *path, size_t *len, char *msg, size_t cap) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
         say(msg, cap, "cannot open it: %s", strerror(errno));
         return NULL;
     }
-    char *buf = malloc(TUNING_FILE_MAX + 1);
-    size_t n = buf ? fread(buf, 1, TUNING_FILE_MAX + 1, f) : 0;
-    int bad = !buf || ferror(f) || n > TUNING_FILE_MAX;
-    fclose(f);
+    if (sb.st_size > (off_t)TUNING_FILE_MAX) {
+        say(msg, cap, "it is over %u bytes", TUNING_FILE_MAX);
+        return NULL;
+    }
+    FILE *f = fopen(path, "rb");
+    char *buf = f ? malloc((size_t)sb.st_size + 1) : NULL;
+    size_t n = buf ? fread(buf, 1, (size_t)sb.st_size + 1, f) : 0;
+    int bad = !buf || ferror(f) || n > (size_t)sb.st_size;
+    if (f) fclose(f);
     if (bad) {
-        say(msg, cap, buf ? "cannot read it, or it is over %u bytes" : "out of memory", TUNING_FILE_MAX);
+        say(msg, cap, !f ? "cannot open it: %s" : buf ? "cannot read it whole" : "out of memory", strerror(errno));
         free(buf);
         return NULL;
     }
@@ -241,12 +246,22 @@ clperm_status clperm_ctx_tuning_source(const clperm_ctx *ctx, const char *family
     return CLPERM_SUCCESS;
 }
 
-clperm_status clperm_ctx_reset_tuning(clperm_ctx *ctx, clperm_tuning_source upto) {
+clperm_status clperm_ctx_reset_tuning(clperm_ctx *ctx, const char *family, clperm_tuning_source upto) {
     CLPERM_RETURN_IF(upto != CLPERM_TUNING_CLASS_ROW && upto != CLPERM_TUNING_VENDOR_ROW &&
                          upto != CLPERM_TUNING_DEVICE_ROW && upto != CLPERM_TUNING_DEFAULTS,
                      CLPERM_ERROR_INVALID_ARGUMENT);
+    int only = family ? clperm__family_index(family) : -1;
+    CLPERM_RETURN_IF(family && only < 0, CLPERM_ERROR_INVALID_PARAM);
+    clperm__tuning rows;
+    clperm__tuning_origin origins[CLPERM__FAMILIES];
     CLPERM_TRY(clperm__ctx_enter(ctx));
-    clperm__tuning_rows(&ctx->profile, upto, &ctx->tuning, ctx->tuning_origin);
+    clperm__tuning_rows(&ctx->profile, upto, &rows, origins);
+    for (int f = 0; f < CLPERM__FAMILIES; f++)
+        if (only < 0 || f == only) {
+            memcpy(clperm__family_values(&ctx->tuning, f), clperm__family_values(&rows, f),
+                   clperm__families[f].count * sizeof(int));
+            ctx->tuning_origin[f] = origins[f];
+        }
     clperm__ctx_leave(ctx);
     return CLPERM_SUCCESS;
 }
