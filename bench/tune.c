@@ -478,10 +478,25 @@ static int doc_save(tune_state *st) {
 
 /* Values to try for tunable i next to v: all of a small range, else halves, doubles and steps,
  * kept to the tunable's bounds and flags. */
+static int sg_width(const tune_state *st) {
+    return st->d->profile.sg_width ? (int)st->d->profile.sg_width : 32;
+}
+
+/* x made a value tunable i takes (a power of two, a multiple of the subgroup width), or -1 when
+ * none is near within its bounds. */
+static int fit(const tune_state *st, int i, int x) {
+    const clperm_tunable *t = &st->space.info[i];
+    int w = sg_width(st);
+    if (x && (t->flags & CLPERM_PARAM_POW2))
+        while (x & (x - 1)) x &= x - 1;
+    if (x && (t->flags & CLPERM_PARAM_SG_MULTIPLE)) x = x / w * w;
+    return x < t->lo || x > t->hi ? -1 : x;
+}
+
 static int neighbours(const tune_state *st, int i, int v, int *out) {
     const clperm_tunable *t = &st->space.info[i];
     int n = 0;
-    int w = (int)st->d->profile.sg_width ? (int)st->d->profile.sg_width : 32;
+    int w = sg_width(st);
     int c[16], nc = 0;
     if (t->hi - t->lo <= 4)
         for (int x = t->lo; x <= t->hi; x++) c[nc++] = x;
@@ -499,17 +514,15 @@ static int neighbours(const tune_state *st, int i, int v, int *out) {
     }
     if (t->lo == 0) c[nc++] = 0;
     if (v == 0 && t->hi > 4) {
-        /* From 0 (the compiler's choice, or another class's value), a spread of settings. */
-        c[nc++] = t->hi / 8;
-        c[nc++] = t->hi / 4;
-        c[nc++] = t->hi / 2;
+        /* From 0 (the compiler's choice, or another class's value), a spread of settings: of
+         * 0..255 registers, 32, 64 and 128. */
+        c[nc++] = (t->hi + 1) / 8;
+        c[nc++] = (t->hi + 1) / 4;
+        c[nc++] = (t->hi + 1) / 2;
     }
     for (int k = 0; k < nc; k++) {
-        int x = c[k];
-        if (x && (t->flags & CLPERM_PARAM_POW2))
-            while (x & (x - 1)) x &= x - 1;
-        if (x && (t->flags & CLPERM_PARAM_SG_MULTIPLE)) x = x / w * w;
-        if (x < t->lo || x > t->hi || x == v) continue;
+        int x = fit(st, i, c[k]);
+        if (x < 0 || x == v) continue;
         int dup = 0;
         for (int m = 0; m < n; m++) dup |= out[m] == x;
         if (!dup) out[n++] = x;
@@ -530,14 +543,12 @@ static void figure_of(tune_state *st, clperm_tuning_source upto, double *s, int 
 }
 
 /* Times the values v on the jobs of `mask` and keeps them where they beat the best by more than
- * the gain twice over; 1 when kept. name/value (and name2/value2) say what changed. */
-static int try_values(tune_state *st, const int *v, unsigned mask, int round, const char *name, int value,
-                      const char *name2, int value2) {
-    char err[512], what[160];
-    if (name2)
-        snprintf(what, sizeof what, "%s=%d %s=%d", name, value, name2, value2);
-    else
-        snprintf(what, sizeof what, "%s=%d", name, value);
+ * the gain twice over; 1 when kept. */
+static int try_values(tune_state *st, const int *v, unsigned mask, int round) {
+    char err[512], what[256] = "";
+    for (int i = 0, at = 0; i < st->space.count; i++)
+        if (v[i] != st->best[i] && at < (int)sizeof what)
+            at += snprintf(what + at, sizeof what - (size_t)at, "%s%s=%d", at ? " " : "", st->space.info[i].name, v[i]);
     st->tried++;
     double s[TUNE_MAX_JOBS], best = mean_of(st, mask, st->best_s);
     memcpy(s, st->best_s, sizeof s);
@@ -572,6 +583,118 @@ static int try_values(tune_state *st, const int *v, unsigned mask, int round, co
     memcpy(st->best_s, s, sizeof s);
     doc_save(st);
     return 1;
+}
+
+static int time_left(double until) {
+    return !interrupted && bench_now() < until;
+}
+
+/* Each tunable in turn to each of its neighbours, judged by the jobs it moves; 1 when a change
+ * was kept. */
+static int descend(tune_state *st, int round, double until) {
+    int changed = 0;
+    for (int i = 0; i < st->space.count && time_left(until); i++) {
+        int cand[24];
+        int nc = neighbours(st, i, st->best[i], cand);
+        for (int k = 0; k < nc && st->moves[i] && time_left(until); k++) {
+            int v[TUNE_MAX_VALUES];
+            memcpy(v, st->best, sizeof v);
+            v[i] = cand[k];
+            changed |= try_values(st, v, st->moves[i], round);
+        }
+    }
+    return changed;
+}
+
+/* The couples ",a:b," of the family as index pairs; their count. */
+static int couples_of(const tune_state *st, int *pairs) {
+    int n = 0;
+    for (int a = 0; st->fam->couples && a < st->space.count; a++)
+        for (int b = 0; b < st->space.count && n < TUNE_MAX_VALUES; b++) {
+            char key[80];
+            snprintf(key, sizeof key, ",%s:%s,", st->space.info[a].name, st->space.info[b].name);
+            if (strstr(st->fam->couples, key)) {
+                pairs[2 * n] = a;
+                pairs[2 * n++ + 1] = b;
+            }
+        }
+    return n;
+}
+
+/* A tile's shape changed at the same size: a work-group doubled (halved) with the items per
+ * work-item of every tunable coupled with it halved (doubled), so that a search stuck at one
+ * shape can reach another as good with room to grow (the scan's 512 x 10 to 256 x 20). */
+static int scale_tiles(tune_state *st, int round, double until) {
+    int pairs[2 * TUNE_MAX_VALUES], n = couples_of(st, pairs), changed = 0;
+    for (int a = 0; a < st->space.count && !changed && time_left(until); a++)
+        for (int up = 0; up < 2 && !changed && time_left(until); up++) {
+            int v[TUNE_MAX_VALUES], others = 0;
+            int ok = st->best[a] > 0 && (st->space.info[a].flags & (CLPERM_PARAM_POW2 | CLPERM_PARAM_SG_MULTIPLE));
+            unsigned mask = st->moves[a];
+            memcpy(v, st->best, sizeof v);
+            if (ok) v[a] = fit(st, a, up ? st->best[a] * 2 : st->best[a] / 2);
+            ok = ok && v[a] > 0 && v[a] != st->best[a];
+            for (int c = 0; c < n && ok; c++) {
+                int b = pairs[2 * c + 1];
+                if (pairs[2 * c] != a || st->best[b] == 0) continue;
+                v[b] = fit(st, b, up ? (st->best[b] + 1) / 2 : st->best[b] * 2);
+                if (v[b] < 0) v[b] = up ? st->space.info[b].lo : st->space.info[b].hi;
+                others += v[b] != st->best[b];
+                mask |= st->moves[b];
+            }
+            if (ok && others) changed = try_values(st, v, mask, round);
+        }
+    return changed;
+}
+
+/* Every pair of neighbouring values of each couple (a tile's keys per work-item with its
+ * register cap), in random order, until one is kept. */
+static int move_couples(tune_state *st, int round, double until) {
+    int pairs[2 * TUNE_MAX_VALUES], n = couples_of(st, pairs);
+    enum { MAX_MOVES = 1024 };
+    int moves[MAX_MOVES][4], count = 0;
+    for (int c = 0; c < n; c++) {
+        int a = pairs[2 * c], b = pairs[2 * c + 1];
+        int ca[24], cb[24];
+        int na = neighbours(st, a, st->best[a], ca), nb = neighbours(st, b, st->best[b], cb);
+        if (!(st->moves[a] & st->moves[b])) continue;
+        for (int x = 0; x < na; x++)
+            for (int y = 0; y < nb && count < MAX_MOVES; y++) {
+                moves[count][0] = a, moves[count][1] = ca[x], moves[count][2] = b, moves[count][3] = cb[y];
+                count++;
+            }
+    }
+    for (int k = count - 1; k > 0; k--) { /* Fisher-Yates */
+        int r = rand() % (k + 1), t[4];
+        memcpy(t, moves[k], sizeof t);
+        memcpy(moves[k], moves[r], sizeof t);
+        memcpy(moves[r], t, sizeof t);
+    }
+    for (int k = 0; k < count && time_left(until); k++) {
+        int v[TUNE_MAX_VALUES];
+        memcpy(v, st->best, sizeof v);
+        v[moves[k][0]] = moves[k][1];
+        v[moves[k][2]] = moves[k][3];
+        if (try_values(st, v, st->moves[moves[k][0]] | st->moves[moves[k][2]], round)) return 1;
+    }
+    return 0;
+}
+
+/* Pairs of any two tunables that move a job together, changed at random. */
+static int move_pairs(tune_state *st, int round, double until) {
+    for (int tries = 0; tries < 4 * st->space.count && time_left(until); tries++) {
+        int a = rand() % st->space.count, b = rand() % st->space.count;
+        if (a == b || !(st->moves[a] & st->moves[b])) continue;
+        int ca[24], cb[24];
+        int na = neighbours(st, a, st->best[a], ca), nb = neighbours(st, b, st->best[b], cb);
+        if (!na || !nb) continue;
+        int v[TUNE_MAX_VALUES];
+        memcpy(v, st->best, sizeof v);
+        v[a] = ca[rand() % na];
+        v[b] = cb[rand() % nb];
+        if (try_values(st, v, st->moves[a] | st->moves[b], round)) return 1;
+    }
+    return 0;
 }
 
 /* share: the family's part of the time left (its share over the shares of the families left). */
@@ -628,53 +751,12 @@ static int tune_family_run(tune_state *st, int fi, double share) {
     note("%s [%d/%zu]: start %s: %.4g ms (geometric mean of %d jobs at n = %llu)", st->fam->name, fi + 1,
          TUNE_NFAMILIES, text, start_total * 1e3, st->njobs, (unsigned long long)st->o->n);
     doc_save(st);
-    /* Coordinate descent: each tunable in turn to its neighbours, judged by the jobs it moves,
-     * until a round changes nothing; then pairs of tunables that move a job together, changed at
-     * random, for what one at a time cannot reach (a tile's keys per work-item with its register
-     * cap); after a pair is kept, descent again. Until the family's time is spent. */
-    for (int round = 1; !interrupted && bench_now() < until; round++) {
-        int changed = 0;
-        for (int i = 0; i < st->space.count && !interrupted && bench_now() < until; i++) {
-            int cand[24];
-            int nc = neighbours(st, i, st->best[i], cand);
-            for (int k = 0; k < nc && st->moves[i] && !interrupted && bench_now() < until; k++) {
-                int v[TUNE_MAX_VALUES];
-                memcpy(v, st->best, sizeof v);
-                v[i] = cand[k];
-                changed |= try_values(st, v, st->moves[i], round, st->space.info[i].name, v[i], NULL, 0);
-            }
-        }
-        if (changed) continue;
-        int ncouples = 0, couples[2 * TUNE_MAX_VALUES];
-        for (int a = 0; st->fam->couples && a < st->space.count; a++)
-            for (int b = 0; b < st->space.count; b++) {
-                char key[80];
-                snprintf(key, sizeof key, ",%s:%s,", st->space.info[a].name, st->space.info[b].name);
-                if (strstr(st->fam->couples, key) && ncouples < TUNE_MAX_VALUES) {
-                    couples[2 * ncouples] = a;
-                    couples[2 * ncouples++ + 1] = b;
-                }
-            }
-        for (int tries = 0; tries < 8 * st->space.count && !changed && !interrupted && bench_now() < until; tries++) {
-            int a = rand() % st->space.count, b = rand() % st->space.count;
-            if (ncouples && tries % 4 != 3) { /* three draws in four from the couples */
-                int c = rand() % ncouples;
-                a = couples[2 * c];
-                b = couples[2 * c + 1];
-            }
-            if (a == b || !(st->moves[a] & st->moves[b])) continue;
-            int ca[24], cb[24];
-            int na = neighbours(st, a, st->best[a], ca), nb = neighbours(st, b, st->best[b], cb);
-            if (!na || !nb) continue;
-            int v[TUNE_MAX_VALUES];
-            memcpy(v, st->best, sizeof v);
-            v[a] = ca[rand() % na];
-            v[b] = cb[rand() % nb];
-            changed |= try_values(st, v, st->moves[a] | st->moves[b], round, st->space.info[a].name, v[a],
-                                  st->space.info[b].name, v[b]);
-        }
-        if (!changed) break;
-    }
+    /* Coordinate descent, then moves of several tunables at once, until a round keeps nothing or
+     * the family's time is spent (docs/tuning.md). */
+    for (int round = 1; !interrupted && bench_now() < until; round++)
+        if (!descend(st, round, until) && !scale_tiles(st, round, until) && !move_couples(st, round, until) &&
+            !move_pairs(st, round, until))
+            break;
     /* The figures of the values kept, all jobs timed together and beside them the built-in and
      * the generic rows' again, so that all three are of one moment; then the values checked at
      * the timed size before they are written as found. */
