@@ -232,17 +232,17 @@ double bench_philox_inkernel(bench_dev *d, uint64_t n, const bench_timing *t, ch
                              errcap);
 }
 
-/* ---- Boost.Compute's sort ------------------------------------------------------------------- */
+/* ---- Boost.Compute's peers ----------------------------------------------------------------- */
 
 int bench_have_boost_compute(void) {
-#ifdef CLPERM_BENCH_BC_SORT
+#ifdef CLPERM_BENCH_BC_PEER
     return 1;
 #else
     return 0;
 #endif
 }
 
-#ifdef CLPERM_BENCH_BC_SORT
+#ifdef CLPERM_BENCH_BC_PEER
 /* s in single quotes for the shell. */
 static void shell_quote(char *buf, size_t cap, const char *s) {
     size_t k = 0;
@@ -260,18 +260,21 @@ static void shell_quote(char *buf, size_t cap, const char *s) {
 }
 #endif
 
-/* bench/bc_sort.cpp on the device of the same platform and device names: it prints "n,seconds"
- * (the median of t->reps sorts after t->warmup), or "error,..." . */
-double bench_boost_compute_sort(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
-#ifdef CLPERM_BENCH_BC_SORT
+/* bench/bc_peer.cpp on the device of the same platform and device names: it prints
+ * "n,seconds,runs" (the median of t->reps runs after t->warmup, fewer where a run is slow), or
+ * "error,..." . */
+double bench_boost_compute(bench_dev *d, const char *op, uint64_t n, const bench_timing *t, char *err,
+                           size_t errcap) {
+#ifdef CLPERM_BENCH_BC_PEER
     char plat[300], dev[300], cmd[1024];
+    const char *what = !strcmp(op, "scan_exclusive") ? "scan" : op;
     shell_quote(plat, sizeof plat, d->profile.platform_name);
     shell_quote(dev, sizeof dev, d->profile.device_name);
-    snprintf(cmd, sizeof cmd, "'%s' %s %s %d %d %llu", CLPERM_BENCH_BC_SORT, plat, dev, t->reps, t->warmup,
+    snprintf(cmd, sizeof cmd, "'%s' %s %s %s %d %d %llu", CLPERM_BENCH_BC_PEER, what, plat, dev, t->reps, t->warmup,
              (unsigned long long)n);
     FILE *f = popen(cmd, "r");
     if (!f) {
-        snprintf(err, errcap, "cannot run %s", CLPERM_BENCH_BC_SORT);
+        snprintf(err, errcap, "cannot run %s", CLPERM_BENCH_BC_PEER);
         return -1;
     }
     char line[512] = "";
@@ -285,7 +288,7 @@ double bench_boost_compute_sort(bench_dev *d, uint64_t n, const bench_timing *t,
     pclose(f);
     return s;
 #else
-    (void)d, (void)n, (void)t;
+    (void)d, (void)op, (void)n, (void)t;
     snprintf(err, errcap, "built without Boost.Compute (libboost-dev and a C++ compiler)");
     return -1;
 #endif

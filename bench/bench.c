@@ -171,7 +171,8 @@ static int plan_headline(bench_run *r) {
                     bench_progress_note("%s: no %s variant runs on this device", d->profile.device_name, hl->family);
                     continue;
                 }
-                const bench_case *p = pick(o, d, hl->op, hl->peers, n, hl->segment);
+                const bench_case *p =
+                    pick(o, d, hl->op, bench_dev_is_cpu(d) ? hl->peers : hl->gpu_peers, n, hl->segment);
                 bench_step *st = add_step(r, dv, c, n);
                 if (!st) return -1;
                 int row = r->nsteps - 1;
@@ -204,9 +205,22 @@ static void step_variant(const bench_step *s, char *buf, size_t cap) {
         snprintf(buf, cap, "%s", s->c->variant);
 }
 
+/* The default run on a device other than a CPU checks each row bit for bit at this size, in a run
+ * of its own before the timed ones, which are checked as far as is cheap at their size (a scan in
+ * full, a shuffle to be a permutation): the host's references at 2^26 items took most of a GPU's
+ * run. */
+#define GPU_CHECK_N (UINT64_C(1) << 22)
+
 static double measure(const bench_opts *o, bench_dev *d, const bench_step *s, uint64_t *extra, char *err,
                       size_t errcap) {
-    return bench_measure(d, s->c, s->n, s->segment, &o->timing, o->verify, extra, err, errcap);
+    bench_verify verify = o->verify;
+    if (!o->detailed && verify == BENCH_VERIFY_ALL && s->dev >= 0 && !bench_dev_is_cpu(d) && s->n > GPU_CHECK_N &&
+        !(s->c->flags & BENCH_BOOST)) {
+        bench_timing once = {0, 1, 0};
+        if (bench_measure(d, s->c, GPU_CHECK_N, s->segment, &once, BENCH_VERIFY_ALL, NULL, err, errcap) < 0) return -1;
+        verify = BENCH_VERIFY_LIMITED;
+    }
+    return bench_measure(d, s->c, s->n, s->segment, &o->timing, verify, extra, err, errcap);
 }
 
 double bench_measure(bench_dev *d, const bench_case *c, uint64_t n, uint64_t segment, const bench_timing *t,
@@ -224,7 +238,7 @@ double bench_measure(bench_dev *d, const bench_case *c, uint64_t n, uint64_t seg
     case BENCH_KIND_SORT: return bench_sort(d, c->key, c->value, n, t, verify, extra, err, errcap);
     case BENCH_KIND_SORT_SEGMENTED:
         return bench_sort_segmented(d, segment, n, t, verify, extra, err, errcap);
-    case BENCH_KIND_BOOST_SORT: return bench_boost_compute_sort(d, n, t, err, errcap);
+    case BENCH_KIND_BOOST: return bench_boost_compute(d, c->op, n, t, err, errcap);
     case BENCH_KIND_RNG_FILL: return bench_rng_fill(d, &spec, n, t, verify, err, errcap);
     case BENCH_KIND_RNG_INKERNEL: return bench_rng_inkernel(d, &spec, n, t, err, errcap);
     case BENCH_KIND_PHILOX_FILL: return bench_philox_fill(d, n, t, verify, err, errcap);

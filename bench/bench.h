@@ -185,10 +185,12 @@ double bench_philox_fill(bench_dev *d, uint64_t n, const bench_timing *t, bench_
                          size_t errcap);
 double bench_philox_inkernel(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
 int bench_have_philox(void);
-/* Boost.Compute's sort of the n random u32 keys of the sort rows on the same device: the program
- * bench/bc_sort.cpp, built when CMake finds a C++ compiler and Boost's headers (libboost-dev);
+/* Boost.Compute's sort of n random u32 keys, exclusive scan of u32 items or random_shuffle of u64
+ * items (op "sort", "scan_exclusive" or "shuffle") on the same device: the program
+ * bench/bc_peer.cpp, built when CMake finds a C++ compiler and Boost's headers (libboost-dev);
  * bench_have_boost_compute() says whether it was. */
-double bench_boost_compute_sort(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
+double bench_boost_compute(bench_dev *d, const char *op, uint64_t n, const bench_timing *t, char *err,
+                           size_t errcap);
 int bench_have_boost_compute(void);
 
 /* ---- host.c --------------------------------------------------------------------------------- */
@@ -218,7 +220,7 @@ typedef enum bench_kind {
     BENCH_KIND_TILE,
     BENCH_KIND_SORT,
     BENCH_KIND_SORT_SEGMENTED,
-    BENCH_KIND_BOOST_SORT,
+    BENCH_KIND_BOOST,
     BENCH_KIND_RNG_FILL,
     BENCH_KIND_RNG_INKERNEL,
     BENCH_KIND_PHILOX_FILL,
@@ -287,10 +289,12 @@ extern const size_t bench_ncases;
 typedef struct bench_headline {
     const char *family, *op;
     const char *variants[3];
-    const char *peers[3];
+    const char *peers[3];      /* on CPUs: the first that runs */
+    const char *gpu_peers[3];  /* on other devices: alternatives on the same device */
     uint64_t segment;
     uint64_t n_cpu, n_other;
-    const char *about; /* what the row measures, for --help */
+    const char *about;         /* what the row measures, for --help */
+    const char *peer_about[2]; /* what its peers are, on CPUs and on other devices */
 } bench_headline;
 
 extern const bench_headline bench_headlines[];

@@ -81,6 +81,8 @@ const bench_case bench_cases[] = {
      .algorithm = 2},
     {"scan_exclusive", "scan", "scan_exclusive", "reduce-then-scan", "u64", BENCH_KIND_SCAN, COPY, 16, .flags = 0,
      .algorithm = 1},
+    {"scan_exclusive", "scan", "scan_exclusive", "boost-compute", "u32", BENCH_KIND_BOOST, COPY, 8,
+     .flags = BENCH_BOOST},
     {"scan_inclusive", "scan", "scan_inclusive", "default", "u32", BENCH_KIND_SCAN, COPY, 8, .flags = 0},
     {"reduce_sum", "scan", "reduce_sum", "default", "u32", BENCH_KIND_SCAN, COPY, 4, .flags = 0},
     {"reduce_sum", "scan", "reduce_sum", "default", "u64", BENCH_KIND_SCAN, COPY, 8, .flags = 0},
@@ -99,6 +101,8 @@ const bench_case bench_cases[] = {
     {"shuffle", "shuffle", "shuffle", "dart-throwing", "u64", BENCH_KIND_DART, GATHER, 16, .flags = 0},
     /* Random 64-bit keys sorted with the items by clperm_sort. */
     {"shuffle", "shuffle", "shuffle", "sort", "u64", BENCH_KIND_SORT_SHUFFLE, GATHER, 16, .flags = 0},
+    /* Boost.Compute's random_shuffle: a permutation drawn on the host, scattered on the device. */
+    {"shuffle", "shuffle", "shuffle", "boost-compute", "u64", BENCH_KIND_BOOST, GATHER, 16, .flags = BENCH_BOOST},
 
     /* Tile sorts and partitions of random u32 keys, one row per segment size. */
     {"sort_segments", "tile_sort", "sort_segments", "shear", "u32", BENCH_KIND_TILE, COPY, 8,
@@ -134,7 +138,7 @@ const bench_case bench_cases[] = {
     {"sort", "sort", "sort", "u64-u64", "u64", BENCH_KIND_SORT, COPY, 32, .flags = 0, .key = CLPERM_KEY_U64,
      .value = CLPERM_TYPE_U64},
     {"sort", "sort", "sort", "f32", "f32", BENCH_KIND_SORT, COPY, 8, .flags = 0, .key = CLPERM_KEY_F32},
-    {"sort", "sort", "sort", "boost-compute", "u32", BENCH_KIND_BOOST_SORT, COPY, 8, .flags = BENCH_BOOST},
+    {"sort", "sort", "sort", "boost-compute", "u32", BENCH_KIND_BOOST, COPY, 8, .flags = BENCH_BOOST},
     {"sort_segmented", "sort", "sort_segmented", "fixed", "u32", BENCH_KIND_SORT_SEGMENTED, COPY, 8,
      .flags = BENCH_PER_SEGMENT},
     {"sort_segmented", "sort", "sort_segmented", "skewed", "u32", BENCH_KIND_SORT_SEGMENTED, COPY, 8, .flags = 0},
@@ -172,20 +176,26 @@ const size_t bench_ncases = sizeof bench_cases / sizeof bench_cases[0];
  * caches; on other devices 2^26, enough to fill a GPU, but 2^24 for the scheduled permutation,
  * whose plan for 2^26 items takes most of the run's time on the host. */
 const bench_headline bench_headlines[] = {
-    {"scan", "scan_exclusive", {"lookback", "reduce-then-scan"}, {"host-serial"}, 0, UINT64_C(1) << 22,
-     UINT64_C(1) << 26, "exclusive scan, u32 / host serial scan"},
-    {"shuffle", "shuffle", {"bijective2-feistel", "bijective1-feistel"}, {"host-fisher-yates"}, 0,
-     UINT64_C(1) << 20, UINT64_C(1) << 26, "Feistel shuffle, u64 / host Fisher-Yates"},
-    {"tile_sort", "sort_segments", {"shear"}, {"bitonic"}, 512, UINT64_C(1) << 20, UINT64_C(1) << 26,
-     "Shearsort of 512 u32 / bitonic network"},
-    {"partition", "partition", {"counting-3bit"}, {"bitonic-3bit"}, 512, UINT64_C(1) << 20, UINT64_C(1) << 26,
-     "counting partition of 512 u32 / bitonic"},
-    {"sort", "sort", {"u32"}, {"host-radix", "qsort"}, 0, UINT64_C(1) << 20, UINT64_C(1) << 26,
-     "device-wide sort of u32 keys / host LSD radix sort"},
-    {"rng", "rng_fill", {"default"}, {"philox4x32-10", "host-xoshiro256**"}, 0, UINT64_C(1) << 22,
-     UINT64_C(1) << 26, "default generator, u32 / Philox4x32-10 (else host xoshiro)"},
-    {"permute", "permute", {"scheduled-random-4B"}, {"s-designated-random-4B"}, 0, UINT64_C(1) << 20,
-     UINT64_C(1) << 24, "scheduled permutation, random, u32 / gather by index array"},
+    {"scan", "scan_exclusive", {"lookback", "reduce-then-scan"}, {"host-serial"}, {"boost-compute"}, 0,
+     UINT64_C(1) << 22, UINT64_C(1) << 26, "exclusive scan of u32",
+     {"a serial scan on the host", "Boost.Compute's exclusive_scan"}},
+    {"shuffle", "shuffle", {"bijective2-feistel", "bijective1-feistel"}, {"host-fisher-yates"}, {"boost-compute"},
+     0, UINT64_C(1) << 20, UINT64_C(1) << 26, "shuffle of u64 by a Feistel bijection",
+     {"Fisher-Yates on the host", "Boost.Compute's random_shuffle (host draw, device scatter)"}},
+    {"tile_sort", "sort_segments", {"shear"}, {"bitonic"}, {"bitonic"}, 512, UINT64_C(1) << 20, UINT64_C(1) << 26,
+     "Shearsort of segments of 512 u32", {"a bitonic network on the device", "a bitonic network on the device"}},
+    {"partition", "partition", {"counting-3bit"}, {"bitonic-3bit"}, {"bitonic-3bit"}, 512, UINT64_C(1) << 20,
+     UINT64_C(1) << 26, "counting partition of segments of 512 u32 by 3 bits",
+     {"a bitonic sort of the 3 bits on the device", "a bitonic sort of the 3 bits on the device"}},
+    {"sort", "sort", {"u32"}, {"host-radix", "qsort"}, {"boost-compute"}, 0, UINT64_C(1) << 20, UINT64_C(1) << 26,
+     "device-wide sort of u32 keys", {"an LSD radix sort on the host", "Boost.Compute's sort"}},
+    {"rng", "rng_fill", {"default"}, {"philox4x32-10", "host-xoshiro256**"}, {"philox4x32-10"}, 0,
+     UINT64_C(1) << 22, UINT64_C(1) << 26, "the default generator's fill of u32",
+     {"Random123's Philox4x32-10 on the device", "Random123's Philox4x32-10 on the device"}},
+    {"permute", "permute", {"scheduled-random-4B"}, {"s-designated-random-4B"}, {"s-designated-random-4B"}, 0,
+     UINT64_C(1) << 20, UINT64_C(1) << 24, "scheduled permutation of u32, random",
+     {"s-designated: each work-item gathers its item through an index array",
+      "s-designated: each work-item gathers its item through an index array"}},
 };
 const size_t bench_nheadlines = sizeof bench_headlines / sizeof bench_headlines[0];
 

@@ -348,21 +348,29 @@ static void usage(FILE *f) {
     fputs("usage: clperm bench [options]\n"
           "\n"
           "Measures clperm on every OpenCL device (or those chosen with --device): the median\n"
-          "time of repeated runs after warm-up, every result checked against the host's, beside\n"
+          "time of repeated runs after warm-up, every result checked against the host's (in the\n"
+          "default run on a GPU, bit for bit in a run of 2^22 items before the timed ones), beside\n"
           "each device's copy and random-gather rates (64-bit items) measured in the same run at\n"
           "the same size: the bounds. \"% of bound\" compares bytes per second with the copy's, or\n"
           "items per second with the gather's (shuffles, and the offline permutations through\n"
           "an index array or a plan). Progress goes to stderr, results to stdout.\n"
           "\n"
           "The default run measures one row per family at one size, beside its bound and its\n"
-          "peer, then prints a summary (n on CPUs and on other devices; --headline-size sets it):\n"
-          "  family       CPUs  others  row / peer\n",
+          "peer, then prints a summary (n on CPUs and on other devices; --headline-size sets it).\n"
+          "The peer is what a user would run instead: on a CPU, the host's own code where there\n"
+          "is one; on a GPU, an alternative on the same device.\n"
+          "  family       CPUs  others  row\n"
+          "                             peer on CPUs | peer on other devices\n",
           f);
     for (size_t i = 0; i < bench_nheadlines; i++) {
         const bench_headline *h = &bench_headlines[i];
         char a[32], b[32];
         fprintf(f, "  %-10s %6s %7s  %s\n", h->family, bench_size_name(h->n_cpu, a, sizeof a),
                 bench_size_name(h->n_other, b, sizeof b), h->about);
+        if (!strcmp(h->peer_about[0], h->peer_about[1]))
+            fprintf(f, "%29s%s\n", "", h->peer_about[0]);
+        else
+            fprintf(f, "%29s%s | %s\n", "", h->peer_about[0], h->peer_about[1]);
     }
     fputs("\n--full, --ops, --sizes or --segments measure every variant instead (the rows of\n"
           "docs/performance.md; see there for what each variant is).\n"
