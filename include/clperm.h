@@ -1169,7 +1169,8 @@ typedef struct clperm_rng_spec {
 #define CLPERM_RNG_DEFAULT_SCRAMBLE CLPERM_RNG_SCRAMBLE_STARSTAR
 
 /* Draws per fill block: a fill of n items is cut into blocks of k * CLPERM_RNG_FILL_STEPS items,
- * block g drawn by stream (stream + g). */
+ * block g drawn by the generator of clperm_rng_key(seed, stream, g) (clperm_rng.h): fills of
+ * different streams, or of one stream's blocks, never share a generator's seeding. */
 #define CLPERM_RNG_FILL_STEPS 256
 
 /* The device's default generator: k = the device's subgroup width where it is 8..64 (else 32),
@@ -1181,7 +1182,7 @@ CLPERM_API clperm_status clperm_rng_default(clperm_ctx *ctx, clperm_rng_spec *ou
 CLPERM_API uint32_t clperm_rng_state_bits(const clperm_rng_spec *spec);
 
 /* Fills dst with n items of `output` from generator `spec` (NULL: the device's default), seeded
- * from (seed, stream + block) by SplitMix64; the layout is in CLPERM_RNG_FILL_STEPS. n = 0
+ * from (seed, stream, block) by SplitMix64; the layout is in CLPERM_RNG_FILL_STEPS. n = 0
  * enqueues nothing. Errors (nothing written): bad spec or output, dst too small or read-only. */
 CLPERM_API clperm_status clperm_rng_fill(clperm_ctx *ctx, const clperm_rng_spec *spec, clperm_rng_output output,
                                          cl_mem dst, uint64_t n, uint64_t seed, uint64_t stream,
@@ -1197,7 +1198,8 @@ CLPERM_API clperm_status clperm_rng_fill_host(const clperm_rng_spec *spec, clper
  * on the one cycle of length 2^n - 1. A "draw" updates all k words once (ITERATED: both passes);
  * kernels load and save states with clperm_rng_load and clperm_rng_save (clperm_rng.h). */
 
-/* The state stream `stream` of `seed` starts from: the one clperm_rng_init and the fills use. */
+/* The state stream `stream` of `seed` starts from: the one clperm_rng_init uses, and block 0 of
+ * a fill. */
 CLPERM_API clperm_status clperm_rng_seed_host(const clperm_rng_spec *spec, uint64_t seed, uint64_t stream,
                                               uint32_t *state);
 

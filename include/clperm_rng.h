@@ -137,14 +137,28 @@ CLPERM_INLINE clperm_u64 clperm_rng_mix64(clperm_u64 z) {
     return z ^ (z >> 31);
 }
 
-/* Initial words of stream `stream` for `seed`: word j (and its buffer register) from SplitMix64 of
- * the seed, the stream and the word's index. Streams start at independent random points of the one
- * period-(2^n - 1) cycle; word 0 has its low bit set so the state is never all zero. */
-CLPERM_INLINE clperm_u32 clperm_rng_seed_word(clperm_u64 seed, clperm_u64 stream,
-                                                  clperm_u32 j, clperm_u32 *b) {
-    clperm_u64 h = clperm_rng_mix64(seed ^ clperm_rng_mix64(stream * 0x100u + j));
+/* The key of generator (seed, stream, block), from which SplitMix64 draws its initial words. Each
+ * step is a bijection of 64 bits, so for one seed distinct streams give distinct keys (at any
+ * block), and for one (seed, stream) distinct blocks do: no stream is another shifted, and no high
+ * bits of a stream are lost. Fills draw block g of their output from (seed, stream, g); the
+ * device API's clperm_rng_init(seed, stream) is block 0. */
+CLPERM_INLINE clperm_u64 clperm_rng_key(clperm_u64 seed, clperm_u64 stream, clperm_u64 block) {
+    clperm_u64 g = clperm_rng_mix64(seed ^ clperm_rng_mix64(stream ^ (clperm_u64)0x243F6A8885A308D3UL));
+    return clperm_rng_mix64(g ^ clperm_rng_mix64(block ^ (clperm_u64)0x13198A2E03707344UL));
+}
+
+/* Initial word j of the generator of `key` (and its buffer register): SplitMix64's output j from
+ * the key, the low half (word 0 with its low bit set, so the state is never all zero) and the high
+ * half. Generators start at independent random points of the one period-(2^n - 1) cycle. */
+CLPERM_INLINE clperm_u32 clperm_rng_key_word(clperm_u64 key, clperm_u32 j, clperm_u32 *b) {
+    clperm_u64 h = clperm_rng_mix64(key + (clperm_u64)j * (clperm_u64)0x9E3779B97F4A7C15UL);
     *b = (clperm_u32)(h >> 32);
     return (clperm_u32)h | (j == 0 ? 1u : 0u);
+}
+
+/* Initial word j of stream `stream` for `seed`: block 0 of clperm_rng_key. */
+CLPERM_INLINE clperm_u32 clperm_rng_seed_word(clperm_u64 seed, clperm_u64 stream, clperm_u32 j, clperm_u32 *b) {
+    return clperm_rng_key_word(clperm_rng_key(seed, stream, 0), j, b);
 }
 
 /* Conversions, built from integers so that every device gives the same bits without needing
@@ -228,14 +242,20 @@ typedef struct clperm_rng {
     uint b;          /* buffered family's register */
 } clperm_rng;
 
-inline void clperm_rng_init(clperm_rng *r, __local uint *words, ulong seed, ulong stream) {
+/* Starts generator `key` (clperm_rng_key): distinct keys, distinct generators. */
+inline void clperm_rng_init_key(clperm_rng *r, __local uint *words, ulong key) {
     r->j = (uint)get_local_id(0) % CLPERM_RNG_K;
     r->s = words + ((uint)get_local_id(0) - r->j);
     r->p = clperm_rng_table[r->j];
-    uint w = clperm_rng_seed_word(seed, stream, r->j, &r->b);
+    uint w = clperm_rng_key_word(key, r->j, &r->b);
     CLPERM_RNG_SYNC(); /* the words may have been in use */
     r->s[r->j] = w;
     CLPERM_RNG_SYNC();
+}
+
+/* Starts stream `stream` of `seed`: clperm_rng_init_key of (seed, stream, block 0). */
+inline void clperm_rng_init(clperm_rng *r, __local uint *words, ulong seed, ulong stream) {
+    clperm_rng_init_key(r, words, clperm_rng_key(seed, stream, 0));
 }
 
 /* Starts from a saved state instead of a seed: `state` holds the generator's k words (then its k

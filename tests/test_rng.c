@@ -74,8 +74,11 @@ Test(rng_host, follows_the_listings) {
         cr_assert_eq(clperm_rng_fill_host(&spec, CLPERM_RNG_OUT_U32, got, n, 99, 3), CLPERM_SUCCESS);
         for (uint64_t block = 0; block * t->k * CLPERM_RNG_FILL_STEPS < n; block++) {
             uint32_t s[64], b[64];
+            /* the key of (seed 99, stream 3, block), as docs/rng-quality.md writes it */
+            uint64_t g = clperm_rng_mix64(99 ^ clperm_rng_mix64(3 ^ UINT64_C(0x243F6A8885A308D3)));
+            uint64_t key = clperm_rng_mix64(g ^ clperm_rng_mix64(block ^ UINT64_C(0x13198A2E03707344)));
             for (uint32_t j = 0; j < t->k; j++) {
-                uint64_t h = clperm_rng_mix64(99 ^ clperm_rng_mix64((3 + block) * 0x100u + j));
+                uint64_t h = clperm_rng_mix64(key + j * UINT64_C(0x9E3779B97F4A7C15));
                 s[j] = (uint32_t)h | (j == 0);
                 b[j] = (uint32_t)(h >> 32);
             }
@@ -305,6 +308,51 @@ Test(rng_host, words_copy_few_bits_of_the_draw_before) {
             cr_assert(c <= BOUND, "family %d k %u: word %u copies %d low bits of the draw before", tables[t].family,
                       tables[t].k, j, c);
         }
+    }
+}
+
+/* Independent numbers for neighbouring streams and for streams apart in their high bits: no block
+ * of one stream's fill equals a block of another's (in 0.1.0 block 1 of stream 0 was block 0 of
+ * stream 1), streams s and s + 2^56 (and s + 2^63) differ, and a stream's blocks differ from one
+ * another. Checked on the first draw of every block of fills of 8 blocks, with the default
+ * generator and a k = 8 table. */
+Test(rng_host, streams_and_blocks_never_repeat) {
+    enum { BLOCKS = 8, K_MAX = 64 };
+    const clperm_rng_spec specs[] = {{CLPERM_RNG_FAMILY_THREE, 32, CLPERM_RNG_SCRAMBLE_STARSTAR},
+                                     {(clperm_rng_family)tables[0].family, tables[0].k, CLPERM_RNG_SCRAMBLE_NONE}};
+    const uint64_t base = test_seed() & 0xffff;
+    const uint64_t streams[] = {base,
+                                base + 1,
+                                base + 2,
+                                base + (UINT64_C(1) << 56),
+                                base + 1 + (UINT64_C(1) << 56),
+                                base + (UINT64_C(1) << 63),
+                                base ^ (UINT64_C(1) << 32)};
+    enum { NSTREAMS = sizeof streams / sizeof streams[0] };
+    for (size_t sp = 0; sp < sizeof specs / sizeof specs[0]; sp++) {
+        const clperm_rng_spec *spec = &specs[sp];
+        uint64_t per_block = (uint64_t)spec->k * CLPERM_RNG_FILL_STEPS, n = per_block * BLOCKS;
+        uint32_t *fills = malloc(NSTREAMS * n * 4);
+        cr_assert(fills);
+        for (size_t s = 0; s < NSTREAMS; s++)
+            cr_assert_eq(clperm_rng_fill_host(spec, CLPERM_RNG_OUT_U32, fills + s * n, n, 7, streams[s]),
+                         CLPERM_SUCCESS);
+        /* the first draw (k words) of block g of stream s: fills + s * n + g * per_block */
+        for (size_t a = 0; a < NSTREAMS * BLOCKS; a++)
+            for (size_t b = a + 1; b < NSTREAMS * BLOCKS; b++) {
+                const uint32_t *x = fills + a / BLOCKS * n + a % BLOCKS * per_block;
+                const uint32_t *y = fills + b / BLOCKS * n + b % BLOCKS * per_block;
+                cr_assert(memcmp(x, y, spec->k * 4) != 0,
+                          "family %d k %u: block %zu of stream %#llx draws what block %zu of stream %#llx draws",
+                          spec->family, spec->k, a % BLOCKS, (unsigned long long)streams[a / BLOCKS], b % BLOCKS,
+                          (unsigned long long)streams[b / BLOCKS]);
+            }
+        /* The seeded state of a stream is block 0 of its fill's generators. */
+        uint32_t state[2 * K_MAX], first[K_MAX];
+        cr_assert_eq(clperm_rng_seed_host(spec, 7, streams[1], state), CLPERM_SUCCESS);
+        cr_assert_eq(clperm_rng_draw_host(spec, state, first, 1), CLPERM_SUCCESS);
+        cr_assert_eq(memcmp(first, fills + n, spec->k * 4), 0, "the seeded state is not block 0 of the fill");
+        free(fills);
     }
 }
 

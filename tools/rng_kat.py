@@ -88,12 +88,20 @@ def mix64(z):
     return z ^ (z >> 31)
 
 
-def seeded(k, seed, stream):
-    """Word j: the low half of SplitMix64(seed ^ SplitMix64(256 stream + j)), word 0 with its low
-    bit set; the buffered family's register j: the high half."""
+def key(seed, stream, block):
+    """The generator's key: SplitMix64(g ^ SplitMix64(block ^ C2)), g = SplitMix64(seed ^
+    SplitMix64(stream ^ C1))."""
+    g = mix64(seed ^ mix64(stream ^ 0x243F6A8885A308D3))
+    return mix64(g ^ mix64(block ^ 0x13198A2E03707344))
+
+
+def seeded(k, seed, stream, block):
+    """Word j: the low half of SplitMix64(key + j gamma), word 0 with its low bit set; the
+    buffered family's register j: the high half."""
     s, b = [], []
+    kk = key(seed, stream, block)
     for j in range(k):
-        h = mix64(seed ^ mix64((stream * 256 + j) & M64))
+        h = mix64((kk + j * 0x9E3779B97F4A7C15) & M64)
         s.append((h & M32) | (1 if j == 0 else 0))
         b.append(h >> 32)
     return s, b
@@ -107,13 +115,13 @@ def scrambled(scramble, x):
 
 
 def fill(tables, family, k, scramble, seed, stream, n=16):
-    """The first n items of a u32 fill: block g from stream + g, item (t, j) of a block the
+    """The first n items of a u32 fill: block g from key(seed, stream, g), item (t, j) of a block the
     (scrambled) word j after the block's (t + 1)-th draw."""
     params = tables[(FAMILIES[family], k)]
     out = []
     block = 0
     while len(out) < n:
-        s, b = seeded(k, seed, (stream + block) & M64)
+        s, b = seeded(k, seed, stream, block)
         for _ in range(FILL_STEPS):
             s = draw(FAMILIES[family], params, s, b)
             out += [scrambled(scramble, w) for w in s]

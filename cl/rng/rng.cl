@@ -1,8 +1,8 @@
 /* Bulk fills from the subgroup-shared generators of clperm_rng.h (prepended with its tables).
  *
  * Layout, the same on every device and on the host: the output is cut into blocks of
- * CLPERM_RNG_K * CLPERM_RNG_STEPS items; block g is drawn by the generator seeded with stream
- * stream + g, item (t, j) of the block (t = 0 .. STEPS - 1) being word j after the generator's
+ * CLPERM_RNG_K * CLPERM_RNG_STEPS items; block g is drawn by the generator of
+ * clperm_rng_key(seed, stream, g), item (t, j) of the block (t = 0 .. STEPS - 1) being word j after the generator's
  * (t + 1)-th draw (two draws per item for u64 and double), through the scrambler
  * CLPERM_RNG_SCRAMBLE (clperm_rng_scrambled; 0 none). CLPERM_RNG_OUT is one of
  * clperm_features.h's CLPERM_RNG_OUTPUT_* (u64 and double stored as integer bits, so no fp64 is
@@ -43,7 +43,7 @@ clperm_rng_fill(__global CLPERM_RNG_ITEM *out, ulong n, ulong seed, ulong stream
     __local uint words[CLPERM_WG_SIZE];
     ulong block = first_block + (ulong)get_group_id(0) * (CLPERM_WG_SIZE / CLPERM_RNG_K) + get_local_id(0) / CLPERM_RNG_K;
     clperm_rng r;
-    clperm_rng_init(&r, words, seed, stream + block);
+    clperm_rng_init_key(&r, words, clperm_rng_key(seed, stream, block));
     ulong i = block * (CLPERM_RNG_K * CLPERM_RNG_STEPS) + r.j;
 #pragma unroll 4
     for (uint t = 0; t < CLPERM_RNG_STEPS; t++, i += CLPERM_RNG_K) {
@@ -116,9 +116,11 @@ clperm_rng_fill(__global CLPERM_RNG_ITEM *out, ulong n, ulong seed, ulong stream
     const ulong per_block = CLPERM_RNG_K * CLPERM_RNG_STEPS;
     ulong block0 = first_block + get_global_id(0) * CLPERM_RNG_LANES;
     clperm_rng__lanes s[CLPERM_RNG_K], b[CLPERM_RNG_K];
+    ulong keys[CLPERM_RNG_LANES];
+    for (uint l = 0; l < CLPERM_RNG_LANES; l++) keys[l] = clperm_rng_key(seed, stream, block0 + l);
     for (uint j = 0; j < CLPERM_RNG_K; j++) {
         uint ws[CLPERM_RNG_LANES], wb[CLPERM_RNG_LANES];
-        for (uint l = 0; l < CLPERM_RNG_LANES; l++) ws[l] = clperm_rng_seed_word(seed, stream + block0 + l, j, &wb[l]);
+        for (uint l = 0; l < CLPERM_RNG_LANES; l++) ws[l] = clperm_rng_key_word(keys[l], j, &wb[l]);
         s[j] = vload8(0, ws);
         b[j] = vload8(0, wb);
     }

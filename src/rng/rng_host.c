@@ -59,11 +59,16 @@ static void advance(const clperm_rng_spec *spec, const uint64_t *p, uint32_t *st
     draw((int)spec->family, p, spec->k, state, buffered ? state + spec->k : scratch);
 }
 
+/* The initial state of generator `key` (clperm_rng_key). */
+static void seed_key(const clperm_rng_spec *spec, uint64_t key, uint32_t *state) {
+    uint32_t b[CLPERM_RNG_MAX_K], k = spec->k;
+    for (uint32_t j = 0; j < k; j++) state[j] = clperm_rng_key_word(key, j, &b[j]);
+    if (spec->family == CLPERM_RNG_FAMILY_BUFFERED) memcpy(state + k, b, (size_t)k * 4);
+}
+
 clperm_status clperm_rng_seed_host(const clperm_rng_spec *spec, uint64_t seed, uint64_t stream, uint32_t *state) {
     CLPERM_RETURN_IF(!clperm__rng_spec_table(spec) || !state, CLPERM_ERROR_INVALID_ARGUMENT);
-    uint32_t b[CLPERM_RNG_MAX_K], k = spec->k;
-    for (uint32_t j = 0; j < k; j++) state[j] = clperm_rng_seed_word(seed, stream, j, &b[j]);
-    if (spec->family == CLPERM_RNG_FAMILY_BUFFERED) memcpy(state + k, b, (size_t)k * 4);
+    seed_key(spec, clperm_rng_key(seed, stream, 0), state);
     return CLPERM_SUCCESS;
 }
 
@@ -233,7 +238,7 @@ clperm_status clperm_rng_fill_host(const clperm_rng_spec *spec, clperm_rng_outpu
     uint64_t *out64 = dst;
     for (uint64_t block = 0; block * per_block < n; block++) {
         uint32_t s[2 * CLPERM_RNG_MAX_K], hi[CLPERM_RNG_MAX_K], lo[CLPERM_RNG_MAX_K];
-        clperm_rng_seed_host(spec, seed, stream + block, s);
+        seed_key(spec, clperm_rng_key(seed, stream, block), s);
         for (uint64_t t = 0; t < CLPERM_RNG_FILL_STEPS; t++) {
             uint64_t i0 = block * per_block + t * k;
             clperm_rng_draw_host(spec, s, size == 8 ? hi : lo, 1);
