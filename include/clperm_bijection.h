@@ -4,7 +4,9 @@
  * compute the same function.
  *
  * A key (clperm_bijection_key) is made on the host by clperm_bijection_init() (clperm.h) from
- * (n, seed, options) and passed to kernels by value. It describes a bijection f of a domain
+ * (n, seed, options) and passed to kernels by value: its round keys come from SplitMix64 started
+ * at a hash of the seed and n together, so one seed's permutations of different n are unrelated
+ * (tests/data/shuffle_kat.txt gives the derivation). It describes a bijection f of a domain
  * [0, domain), domain >= n; the permutation of n items keeps the values f(i) < n in increasing
  * order of i.
  *

@@ -53,7 +53,9 @@ clperm_status clperm_bijection_init(clperm_bijection_key *key, uint64_t n, uint6
     k.domain = UINT64_C(1) << k.bits;
     k.left_bits = k.bits / 2;
     k.right_bits = k.bits - k.left_bits;
-    uint64_t state = mix64(seed ^ UINT64_C(0x6A09E667F3BCC909));
+    /* The keys depend on n as well as the seed, so that one seed's permutations of n and n + 1 items
+     * are unrelated (each step a bijection: distinct n, distinct states). */
+    uint64_t state = mix64(mix64(seed ^ UINT64_C(0x6A09E667F3BCC909)) ^ n);
     k.kind = o.bijection == CLPERM_BIJECTION_FEISTEL ? CLPERM_BIJ_FEISTEL
              : o.bijection == CLPERM_BIJECTION_LCG   ? CLPERM_BIJ_LCG
                                                      : CLPERM_BIJ_PHILOX;
