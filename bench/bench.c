@@ -21,6 +21,7 @@ typedef struct bench_run {
     const bench_opts *o;
     bench_dev *devs[BENCH_MAX_DEVICES]; /* NULL once done */
     char names[BENCH_MAX_DEVICES][128];
+    int is_cpu[BENCH_MAX_DEVICES];
     int ndevs;
     bench_step *steps;
     int nsteps, cap;
@@ -274,6 +275,7 @@ typedef struct dev_state {
     int ok;
     uint64_t same_n;
     double same_rate;
+    double gather32_rate; /* the gather of 4-byte items at n; 0: not yet timed */
 } dev_state;
 
 static bench_row *new_row(bench_run *r, const bench_step *s, const bench_dev *d, const char *variant, double t,
@@ -314,6 +316,24 @@ static void same_bytes_copy(const bench_opts *o, bench_dev *d, dev_state *st, co
     row->same_copy_bytes_per_s = st->same_rate;
 }
 
+/* The default run compares each row (and each peer on a device) with the bound of its own bytes:
+ * the copy of as many bytes, or the gather of items of its size (4 or 8 bytes), at the same n. */
+static void same_bytes_bound(const bench_opts *o, bench_dev *d, dev_state *st, const bench_step *s, bench_row *row) {
+    if (s->c->bound == BENCH_BOUND_COPY) same_bytes_copy(o, d, st, s, row);
+    if (s->c->bound == BENCH_BOUND_GATHER && row->elem_bytes == 4) {
+        if (st->gather32_rate == 0) {
+            char err[256];
+            double t = bench_gather_u32(d, s->n, &o->timing, err, sizeof err);
+            st->gather32_rate = t > 0 ? (double)s->n / t : -1;
+            if (t <= 0) bench_progress_note("%s: gather of %llu 4-byte items: %s", d->profile.device_name,
+                                            (unsigned long long)s->n, err);
+        }
+        if (st->gather32_rate > 0) row->same_gather_items_per_s = st->gather32_rate;
+    }
+    double b = bench_row_same_bytes_rate(row);
+    row->of_bound = b <= 0 ? 0 : s->c->bound == BENCH_BOUND_COPY ? row->bytes_per_s / b : row->items_per_s / b;
+}
+
 /* Runs step i; its row, if any, goes to r->rows. A device's steps at one size come after its copy
  * and gather at that size. */
 static void run_step(bench_run *r, int i, dev_state *ds) {
@@ -329,6 +349,7 @@ static void run_step(bench_run *r, int i, dev_state *ds) {
         st->n = s->n;
         st->copy = st->gather = -1;
         st->same_n = 0;
+        st->gather32_rate = 0;
         st->ok = bench_dev_prepare(d, s->n, err, sizeof err) == 0;
         if (!st->ok) {
             bench_progress_note("%s, n = %llu: skipped: %s", where, (unsigned long long)s->n, err);
@@ -348,7 +369,10 @@ static void run_step(bench_run *r, int i, dev_state *ds) {
         return;
     }
     uint64_t extra = 0;
+    double min_s = 0, max_s = 0;
+    bench_spread_reset();
     double t = measure(r->o, d, s, &extra, err, sizeof err);
+    bench_spread(&min_s, &max_s);
     if (t <= 0) {
         bench_progress_note("%s, n = %llu: %s %s %s: FAILED: %s", where, (unsigned long long)s->n, s->c->op, variant,
                             s->c->type, err[0] ? err : "no time measured");
@@ -357,6 +381,9 @@ static void run_step(bench_run *r, int i, dev_state *ds) {
         return;
     }
     bench_row *row = new_row(r, s, d, variant, t, extra);
+    row->min_seconds = min_s;
+    row->max_seconds = max_s;
+    row->headline = s->headline >= 0;
     s->row = r->nrows - 1;
     if (!st) {
         if (r->o->detailed) emit(r->o, row);
@@ -373,7 +400,10 @@ static void run_step(bench_run *r, int i, dev_state *ds) {
         if (r->o->detailed) emit(r->o, copy);
     }
     bench_row_bounds(row, s->c->bound, copy->items_per_s, copy->bytes_per_s, r->rows[st->gather].items_per_s);
-    if (s->c->kind == BENCH_KIND_PERMUTE && s->c->bound == BENCH_BOUND_COPY) same_bytes_copy(r->o, d, st, s, row);
+    if (!r->o->detailed) /* the default run's rows and their peers */
+        same_bytes_bound(r->o, d, st, s, row);
+    else if (s->c->kind == BENCH_KIND_PERMUTE && s->c->bound == BENCH_BOUND_COPY)
+        same_bytes_copy(r->o, d, st, s, row);
     if (r->o->detailed) emit(r->o, row);
 }
 
@@ -402,6 +432,33 @@ static void attach_peers(bench_run *r, int dv) {
     }
 }
 
+/* "-1.2/+3.4%": the fastest and slowest timed run against the median; "-" when not known. */
+static const char *spread_text(const bench_row *row, char *buf, size_t cap) {
+    if (row->max_seconds <= 0 || row->seconds <= 0)
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "-%.1f/+%.1f%%", 100 * (1 - row->min_seconds / row->seconds),
+                 100 * (row->max_seconds / row->seconds - 1));
+    return buf;
+}
+
+/* "58.6%": the row against the bound of its own bytes (row->bound says which); a star past 100%. */
+static const char *of_bound_text(const bench_row *row, char *buf, size_t cap) {
+    if (row->of_bound > 0)
+        snprintf(buf, cap, "%.1f%%%s", 100 * row->of_bound, row->of_bound > 1 ? "*" : "");
+    else
+        snprintf(buf, cap, "-");
+    return buf;
+}
+
+static int any_past_bound(const bench_run *r, int dv) {
+    for (size_t h = 0; h < bench_nheadlines; h++) {
+        const bench_row *row = headline_row(r, dv, (int)h);
+        if (row && row->of_bound > 1) return 1;
+    }
+    return 0;
+}
+
 static void headline_table(FILE *f, const bench_run *r, int dv) {
     const bench_dev *d = r->devs[dv];
     fprintf(f, "\n%s (%s, %s)\n", d->profile.device_name, d->profile.platform_name, d->profile.driver_version);
@@ -414,42 +471,63 @@ static void headline_table(FILE *f, const bench_run *r, int dv) {
                 bench_size_name(row->n, size, sizeof size), bench_rate_name(row->copy_items_per_s, a, sizeof a),
                 row->copy_bytes_per_s * 1e-9, bench_rate_name(row->items_per_s, b, sizeof b));
     }
-    fprintf(f, "  %-10s %-14s %-22s %-4s %7s %10s %9s  %-6s %7s  %-22s %9s %7s\n", "family", "op", "variant", "type",
-            "n", "median ms", "items/s", "bound", "of it", "peer", "items/s", "x peer");
+    fprintf(f, "  %-10s %-14s %-22s %-4s %6s %10s %13s %9s %-14s  %-22s %9s %6s\n", "family", "op", "variant", "type",
+            "n", "median ms", "spread", "items/s", "of same bytes", "peer", "items/s", "x peer");
     for (size_t h = 0; h < bench_nheadlines; h++) {
         const bench_row *row = headline_row(r, dv, (int)h);
         if (!row) continue;
-        char size[32], rate[32], prate[32] = "-", pct[16] = "-", x[16] = "-";
-        if (row->of_bound > 0) snprintf(pct, sizeof pct, "%.1f%%", 100 * row->of_bound);
+        char size[32], rate[32], prate[32] = "-", pct[32], x[16] = "-", spread[32];
         if (row->peer_items_per_s > 0) {
             bench_rate_name(row->peer_items_per_s, prate, sizeof prate);
             snprintf(x, sizeof x, "%.2f", row->items_per_s / row->peer_items_per_s);
         }
-        fprintf(f, "  %-10s %-14s %-22s %-4s %7s %10.3f %9s  %-6s %7s  %-22s %9s %7s\n", row->family, row->op,
+        fprintf(f, "  %-10s %-14s %-22s %-4s %6s %10.3f %13s %9s %7s %-6s  %-22s %9s %6s\n", row->family, row->op,
                 row->variant, row->type, bench_size_name(row->n, size, sizeof size), row->seconds * 1e3,
-                bench_rate_name(row->items_per_s, rate, sizeof rate), row->bound, pct, row->peer[0] ? row->peer : "-",
-                prate, x);
+                spread_text(row, spread, sizeof spread), bench_rate_name(row->items_per_s, rate, sizeof rate),
+                of_bound_text(row, pct, sizeof pct), row->bound, row->peer[0] ? row->peer : "-", prate, x);
     }
 }
 
+/* What the peers of device dv's rows are, and the notes its figures need. */
+static void summary_notes(FILE *f, const bench_run *r, int dv) {
+    int cpu = r->is_cpu[dv];
+    for (size_t h = 0; h < bench_nheadlines; h++) {
+        const bench_row *row = headline_row(r, dv, (int)h);
+        if (row && row->peer[0])
+            fprintf(f, "  %-10s peer %s: %s\n", bench_headlines[h].family, row->peer,
+                    bench_headlines[h].peer_about[cpu ? 0 : 1]);
+    }
+    const bench_row *perm = headline_row(r, dv, bench_family_rank("permute"));
+    if (cpu && perm && perm->peer_items_per_s > perm->items_per_s)
+        fprintf(f, "  %-10s on a CPU the gather wins: at this size its random reads hit the caches, and the\n"
+                   "  %-10s scheduled permutation's passes through local memory (built for GPUs' banks) are\n"
+                   "  %-10s extra copies there\n",
+                "", "", "");
+    if (any_past_bound(r, dv))
+        fprintf(f, "  * faster than a copy of the same bytes: the data fits in the device's caches at this size\n");
+}
+
 static void summary(FILE *f, const bench_run *r) {
-    fprintf(f, "\nsummary\n%-28s %-10s %7s %9s %14s %7s  %s\n", "device", "family", "n", "items/s", "of bound",
-            "x peer", "peer");
+    fprintf(f, "\nsummary: items/s, the spread of the timed runs about their median, the rate against a copy of\n"
+               "the same bytes (or a gather of items of the same size) at the same n, and against the peer\n");
     for (int dv = 0; dv < r->ndevs; dv++) {
-        int first = 1;
+        fprintf(f, "\n%s\n  %-10s %6s %9s %13s %-14s %7s  %s\n", r->names[dv], "family", "n", "items/s", "spread",
+                "of same bytes", "x peer", "peer");
         for (size_t h = 0; h < bench_nheadlines; h++) {
             const bench_row *row = headline_row(r, dv, (int)h);
-            char size[32] = "-", rate[32] = "-", pct[32] = "-", x[16] = "-";
+            char size[32] = "-", rate[32] = "-", pct[32] = "-", x[16] = "-", spread[32] = "-";
+            const char *bound = row ? row->bound : "";
             if (row) {
                 bench_size_name(row->n, size, sizeof size);
                 bench_rate_name(row->items_per_s, rate, sizeof rate);
-                if (row->of_bound > 0) snprintf(pct, sizeof pct, "%.1f%% %s", 100 * row->of_bound, row->bound);
+                of_bound_text(row, pct, sizeof pct);
+                spread_text(row, spread, sizeof spread);
                 if (row->peer_items_per_s > 0) snprintf(x, sizeof x, "%.2f", row->items_per_s / row->peer_items_per_s);
             }
-            fprintf(f, "%-28.28s %-10s %7s %9s %14s %7s  %s\n", first ? r->names[dv] : "", bench_headlines[h].family,
-                    size, rate, pct, x, row && row->peer[0] ? row->peer : "-");
-            first = 0;
+            fprintf(f, "  %-10s %6s %9s %13s %7s %-6s %7s  %s\n", bench_headlines[h].family, size, rate, spread, pct,
+                    bound, x, row && row->peer[0] ? row->peer : "-");
         }
+        summary_notes(f, r, dv);
     }
 }
 
@@ -486,6 +564,7 @@ static int open_devices(bench_run *r) {
         fprintf(stderr, "[%d/%d] %s / %s (%s)\n", i + 1, count, d->profile.platform_name, d->profile.device_name,
                 d->profile.driver_version);
         snprintf(r->names[r->ndevs], sizeof r->names[0], "%s", d->profile.device_name);
+        r->is_cpu[r->ndevs] = bench_dev_is_cpu(d);
         r->devs[r->ndevs++] = d;
     }
     return r->ndevs ? 0 : -1;
@@ -509,7 +588,7 @@ int bench_main(int argc, char **argv) {
     dev_state ds[BENCH_MAX_DEVICES];
     int last[BENCH_MAX_DEVICES];
     for (int i = 0; i < BENCH_MAX_DEVICES; i++) {
-        ds[i] = (dev_state){-1, -1, 0, 0, 0, 0};
+        ds[i] = (dev_state){-1, -1, 0, 0, 0, 0, 0};
         last[i] = -1;
     }
     if (open_devices(&r) != 0) goto cleanup;
@@ -557,7 +636,10 @@ int bench_main(int argc, char **argv) {
     if (o.table2) bench_permute_table2(o.json ? stderr : stdout, r.rows, (size_t)r.nrows, o.table2_max);
     if (o.plot_dir) {
         char err[256] = "";
-        if (bench_plot(o.plot_dir, r.rows, (size_t)r.nrows, NULL, 0, err, sizeof err) != 0) {
+        int drawn = o.detailed ? bench_plot(o.plot_dir, r.rows, (size_t)r.nrows, NULL, 0, err, sizeof err)
+                               : bench_plot_bars(o.plot_dir, r.rows, (size_t)r.nrows, NULL, 0, err, sizeof err);
+        if (drawn <= 0) {
+            if (!err[0]) snprintf(err, sizeof err, "nothing to draw (one size per row: no sweep)");
             fprintf(stderr, "clperm bench: --plot: %s\n", err);
             r.failures++;
         } else {

@@ -42,6 +42,10 @@ typedef struct bench_timing {
 double bench_now(void);
 /* The median of v[0 .. n) (v is sorted in place). */
 double bench_median(double *v, int n);
+/* The fastest and slowest run of the last series timed (by any of the functions below): 1 with
+ * them, 0 when none was timed since bench_spread_reset (a peer run as a program of its own). */
+void bench_spread_reset(void);
+int bench_spread(double *min_s, double *max_s);
 /* The median seconds of t->reps runs of fn after t->warmup, each run ended by clFinish(queue) so
  * that it covers the whole operation; negative with err filled when a run fails. */
 double bench_time_device(cl_command_queue queue, cl_int (*fn)(void *arg), void *arg, const bench_timing *t, char *err,
@@ -74,7 +78,7 @@ typedef struct bench_dev {
     cl_device_id device;
     cl_command_queue queue;
     cl_program program;
-    cl_kernel fill_u64, fill_u32, fill_index, fill_iota, copy, gather;
+    cl_kernel fill_u64, fill_u32, fill_index, fill_iota, copy, gather, gather_u32;
     cl_mem a, b, idx;
     uint64_t cap, filled;
     bench_baselines *baselines; /* built on first use (baselines.c) */
@@ -107,6 +111,8 @@ int bench_dev_is_cpu(const bench_dev *d);
 /* Each returns the median seconds of one run of n 64-bit items, or a negative value with err. */
 double bench_copy(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
 double bench_gather(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
+/* The same gather of 4-byte items. */
+double bench_gather_u32(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
 
 /* ---- check.c -------------------------------------------------------------------------------- */
 
@@ -333,10 +339,18 @@ typedef struct bench_row {
     double of_bound;      /* bytes/s over the copy's, or items/s over the gather's; 0: none */
     char peer[40];        /* headline rows: the peer's variant, and its items/s */
     double peer_items_per_s;
-    double same_copy_bytes_per_s; /* permutations of items under 8 bytes: the copy of the row's own bytes */
+    double same_copy_bytes_per_s;   /* the copy of the row's own bytes (permutations of items under
+                                     * 8 bytes, the default run's rows) */
+    double same_gather_items_per_s; /* the default run: the gather of items of the row's size, where
+                                     * it is not 8 bytes */
+    double min_seconds, max_seconds; /* the fastest and slowest of the timed runs; 0: not known */
+    int headline;                    /* a headline row of the default run */
     int file; /* clperm report: the input the row came from */
 } bench_row;
 
+/* The same-bytes bound of a row: its bound's rate (bytes/s of a copy, items/s of a gather) for
+ * the row's own bytes or item size where measured, else at 8-byte items; 0 without a bound. */
+double bench_row_same_bytes_rate(const bench_row *r);
 /* Fills the bound columns from the copy and gather rates at the row's size, and of_bound. */
 void bench_row_bounds(bench_row *r, bench_bound bound, double copy_items_per_s, double copy_bytes_per_s,
                       double gather_items_per_s);
@@ -421,6 +435,12 @@ void bench_progress_end(void);
  * nfiles > 1) and the device's bound dashed beside it. 0 on success. */
 int bench_plot(const char *dir, const bench_row *rows, size_t nrows, const char *const *files, int nfiles, char *err,
                size_t errcap);
+/* Bar charts of the headline rows (those of the default run) into dir: with one device (and one
+ * file), headline.png, each family's row and its peer as % of the row's bound of the same bytes;
+ * with several, headline_devices.png, each family's row per device as % of its own bound. The
+ * number of charts written (0: no headline rows), or -1 with err. */
+int bench_plot_bars(const char *dir, const bench_row *rows, size_t nrows, const char *const *files, int nfiles,
+                    char *err, size_t errcap);
 
 /* ---- entry points --------------------------------------------------------------------------- */
 

@@ -29,3 +29,17 @@ double bench_gather(bench_dev *d, uint64_t n, const bench_timing *t, char *err, 
     }
     return bench_time_launch(d, d->gather, n, 256, t, err, errcap);
 }
+
+double bench_gather_u32(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
+    cl_int st = CL_SUCCESS;
+    cl_ulong nn = n;
+    BENCH_ARG(st, d->gather_u32, 0, d->a);
+    BENCH_ARG(st, d->gather_u32, 1, d->idx);
+    BENCH_ARG(st, d->gather_u32, 2, d->b);
+    BENCH_ARG(st, d->gather_u32, 3, nn);
+    if (st != CL_SUCCESS) {
+        snprintf(err, errcap, "gather: %s", clperm_status_name(st));
+        return -1;
+    }
+    return bench_time_launch(d, d->gather_u32, n, 256, t, err, errcap);
+}

@@ -194,8 +194,8 @@ const bench_headline bench_headlines[] = {
      {"Random123's Philox4x32-10 on the device", "Random123's Philox4x32-10 on the device"}},
     {"permute", "permute", {"scheduled-random-4B"}, {"s-designated-random-4B"}, {"s-designated-random-4B"}, 0,
      UINT64_C(1) << 20, UINT64_C(1) << 24, "scheduled permutation of u32, random",
-     {"s-designated: each work-item gathers its item through an index array",
-      "s-designated: each work-item gathers its item through an index array"}},
+     {"each work-item gathers its item through an index array (the paper's s-designated order)",
+      "each work-item gathers its item through an index array (the paper's s-designated order)"}},
 };
 const size_t bench_nheadlines = sizeof bench_headlines / sizeof bench_headlines[0];
 

@@ -302,7 +302,9 @@ static const struct bench_option {
      "one JSON object per row on stdout instead of the tables\n"
      "(the summary then goes to stderr); `clperm report`\n"
      "reads them.", ANY},
-    {"--plot", NULL, "DIR", opt_plot, "also draw PNG figures of throughput against n into\nDIR (gnuplot).",
+    {"--plot", NULL, "DIR", opt_plot,
+     "also draw PNG figures into DIR (gnuplot): the default run, a bar\nchart per device of each family's row and "
+     "its peer against the\nsame-bytes bound; sweeps, throughput against n.",
      NOT_DIST},
     {"--dist", NULL, NULL, opt_dist,
      "the distributed shuffle and sort under mpirun instead,\n"
@@ -351,9 +353,12 @@ static void usage(FILE *f) {
           "time of repeated runs after warm-up, every result checked against the host's (in the\n"
           "default run on a GPU, bit for bit in a run of 2^22 items before the timed ones), beside\n"
           "each device's copy and random-gather rates (64-bit items) measured in the same run at\n"
-          "the same size: the bounds. \"% of bound\" compares bytes per second with the copy's, or\n"
-          "items per second with the gather's (shuffles, and the offline permutations through\n"
-          "an index array or a plan). Progress goes to stderr, results to stdout.\n"
+          "the same size: the bounds. A row's percentage of its bound compares bytes per second\n"
+          "with the copy's, or items per second with the gather's (shuffles, and the offline\n"
+          "permutations through an index array or a plan); the default run compares each row\n"
+          "with a copy of exactly its bytes, or a gather of items of its size, at its n (\"of same\n"
+          "bytes\"), and gives the spread of its timed runs about the median. Progress goes to\n"
+          "stderr, results to stdout.\n"
           "\n"
           "The default run measures one row per family at one size, beside its bound and its\n"
           "peer, then prints a summary (n on CPUs and on other devices; --headline-size sets it).\n"

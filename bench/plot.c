@@ -1,7 +1,8 @@
-/* PNG figures of bench rows: one per family, op, variant and type, items per second against n,
+/* PNG figures of bench rows, drawn by gnuplot (Debian package gnuplot-nox) through a pipe. Sweeps
+ * over several sizes: one figure per family, op, variant and type, items per second against n,
  * one line per device and its bound (the rate the row would have at the copy's bytes per second
- * or the gather's items per second) dashed in the same colour. Drawn by gnuplot (Debian package
- * gnuplot-nox), fed through a pipe. */
+ * or the gather's items per second) dashed in the same colour. The default run's headline rows:
+ * bar charts (bench_plot_bars). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,13 @@ static void points(FILE *gp, const bench_row *rows, size_t nrows, const bench_ro
         last = next->n;
     }
     fputs("e\n", gp);
+}
+
+/* Whether rows like rows[i] (its figure, its device) were measured at more than one n. */
+static int several_sizes(const bench_row *rows, size_t nrows, size_t i) {
+    for (size_t k = 0; k < nrows; k++)
+        if (same_figure(&rows[k], &rows[i]) && same_device(&rows[k], &rows[i]) && rows[k].n != rows[i].n) return 1;
+    return 0;
 }
 
 /* The figure of rows like rows[first]. */
@@ -127,10 +135,9 @@ int bench_plot(const char *dir, const bench_row *rows, size_t nrows, const char 
         snprintf(err, errcap, "cannot create %s: %s", dir, strerror(errno));
         return -1;
     }
-    if (!nrows) {
-        snprintf(err, errcap, "no results to plot");
-        return -1;
-    }
+    int sweeps = 0;
+    for (size_t i = 0; i < nrows && !sweeps; i++) sweeps = several_sizes(rows, nrows, i);
+    if (!sweeps) return 0;
     /* gnuplot's messages go to stderr, never into the rows on stdout. */
     FILE *gp = popen("gnuplot 1>&2", "w");
     if (!gp) {
@@ -147,7 +154,7 @@ int bench_plot(const char *dir, const bench_row *rows, size_t nrows, const char 
     for (size_t i = 0; i < nrows; i++) {
         size_t j = 0;
         while (j < i && !same_figure(&rows[j], &rows[i])) j++;
-        if (j < i) continue;
+        if (j < i || !several_sizes(rows, nrows, i)) continue;
         figure(gp, dir, rows, nrows, i, files, nfiles);
         figures++;
     }
@@ -156,5 +163,174 @@ int bench_plot(const char *dir, const bench_row *rows, size_t nrows, const char 
         snprintf(err, errcap, "gnuplot failed (is the Debian package gnuplot-nox installed?)");
         return -1;
     }
-    return figures ? 0 : -1;
+    return figures;
+}
+
+/* ---- bar charts of the headline rows -------------------------------------------------------- */
+
+/* The row's bound of its own bytes, in items/s; 0 without one. */
+static double bound_items_per_s(const bench_row *r) {
+    double b = bench_row_same_bytes_rate(r);
+    if (b <= 0) return 0;
+    if (!strcmp(r->bound, "copy")) return r->bytes_per_s > 0 ? b * r->items_per_s / r->bytes_per_s : 0;
+    return b;
+}
+
+/* A bar's label: its % to two significant digits. */
+static void bar_label(char *buf, size_t cap, double pct) {
+    snprintf(buf, cap, pct >= 10 ? "%.0f%%" : pct >= 1 ? "%.1f%%" : "%.2g%%", pct);
+}
+
+/* Common settings of a bar chart: a logarithmic axis of %, so that rows at 1% and at 100% both
+ * show. */
+static void bars_setup(FILE *gp, const char *dir, const char *name, const char *title, double ymin, double ymax) {
+    double lo = 1;
+    while (lo > ymin && lo > 1e-3) lo /= 10;
+    fprintf(gp,
+            "reset\nset terminal pngcairo size 1280,640 noenhanced font \",11\"\nset output \"%s/%s\"\n"
+            "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
+            "set boxwidth 0.9\nset grid ytics\nset key top left inside opaque\nset logscale y 10\n"
+            "set ylabel \"%% of the bound of the same bytes\"\nset xtics font \",10\"\n"
+            "set yrange [%g:%g]\nset xtics nomirror\nset bmargin 5\nset title ",
+            dir, name, lo, ymax);
+    quote(gp, title);
+    fputc('\n', gp);
+}
+
+/* One device's chart: per family, the row and its peer, both as % of the row's bound. */
+static int device_bars(FILE *gp, const char *dir, const bench_row *rows, size_t nrows, const bench_row *dev,
+                       const char *name) {
+    const bench_row *hl[64];
+    int n = 0;
+    double ymax = 100, ymin = 100;
+    for (size_t i = 0; i < nrows && n < 64; i++)
+        if (rows[i].headline && same_device(&rows[i], dev) && bound_items_per_s(&rows[i]) > 0) {
+            const bench_row *r = &rows[i];
+            double b = bound_items_per_s(r), a = 100 * r->items_per_s / b, p = 100 * r->peer_items_per_s / b;
+            ymax = a > ymax ? a : ymax;
+            ymax = p > ymax ? p : ymax;
+            ymin = a < ymin ? a : ymin;
+            ymin = p > 0 && p < ymin ? p : ymin;
+            hl[n++] = r;
+        }
+    if (!n) return 0;
+    for (int i = 1; i < n; i++) /* in the headline order */
+        for (int j = i; j > 0 && bench_family_rank(hl[j]->family) < bench_family_rank(hl[j - 1]->family); j--) {
+            const bench_row *t = hl[j];
+            hl[j] = hl[j - 1];
+            hl[j - 1] = t;
+        }
+    char title[600];
+    snprintf(title, sizeof title, "%s (%s, %s): each family's row and its peer, at the headline n", dev->device,
+             dev->platform, dev->driver);
+    bars_setup(gp, dir, name, title, ymin, ymax * 3);
+    /* Two bars per family, at x = i -/+ 1/6; their labels above them. */
+    fputs("set bmargin 8\nplot '-' using 2:xtic(1) title \"clperm (rate under the family)\" linecolor rgb \"#2b6cb0\", "
+          "'-' using 2 title \"its peer (named and rated under it)\" linecolor rgb \"#a0aec0\", "
+          "'-' using ($0 - 1.0/6):2:3 with labels offset 0,0.7 font \",10\" notitle, "
+          "'-' using ($0 + 1.0/6):2:3 with labels offset 0,0.7 font \",10\" notitle\n",
+          gp);
+    for (int series = 0; series < 4; series++) {
+        for (int i = 0; i < n; i++) {
+            const bench_row *r = hl[i];
+            double b = bound_items_per_s(r);
+            double rate = series % 2 ? r->peer_items_per_s : r->items_per_s, pct = 100 * rate / b;
+            char label[64] = "", xt[160], size[32], r1[32], r2[32];
+            if (rate > 0) bar_label(label, sizeof label, pct);
+            snprintf(xt, sizeof xt, "%s %s\\n%s/s\\n%s\\n%s/s", r->family, bench_size_name(r->n, size, sizeof size),
+                     bench_rate_name(r->items_per_s, r1, sizeof r1), r->peer[0] ? r->peer : "no peer",
+                     bench_rate_name(r->peer_items_per_s, r2, sizeof r2));
+            if (series == 0)
+                fprintf(gp, "\"%s\" %.6g\n", xt, pct);
+            else if (rate <= 0) /* no peer: no bar */
+                fprintf(gp, series == 1 ? "x NaN\n" : "x NaN \"\"\n");
+            else if (series == 1)
+                fprintf(gp, "x %.6g\n", pct);
+            else
+                fprintf(gp, "x %.6g \"%s\"\n", pct, label);
+        }
+        fputs("e\n", gp);
+    }
+    return 1;
+}
+
+/* Several devices: per family, one bar per device, its row as % of its own bound. */
+static int devices_bars(FILE *gp, const char *dir, const bench_row *rows, size_t nrows, const bench_row **devs,
+                        int ndevs, const char *const *files, int nfiles) {
+    const char *fams[64];
+    int nf = 0;
+    double ymax = 100, ymin = 100;
+    for (size_t i = 0; i < nrows; i++) {
+        if (!rows[i].headline || bound_items_per_s(&rows[i]) <= 0) continue;
+        int seen = 0;
+        for (int k = 0; k < nf && !seen; k++) seen = !strcmp(fams[k], rows[i].family);
+        if (!seen && nf < 64) fams[nf++] = rows[i].family;
+        double a = 100 * rows[i].items_per_s / bound_items_per_s(&rows[i]);
+        ymax = a > ymax ? a : ymax;
+        ymin = a < ymin ? a : ymin;
+    }
+    if (!nf) return 0;
+    for (int i = 1; i < nf; i++)
+        for (int j = i; j > 0 && bench_family_rank(fams[j]) < bench_family_rank(fams[j - 1]); j--) {
+            const char *t = fams[j];
+            fams[j] = fams[j - 1];
+            fams[j - 1] = t;
+        }
+    bars_setup(gp, dir, "headline_devices.png", "each family's headline row on every device, against its own bound",
+               ymin, ymax * 3);
+    fputs("plot ", gp);
+    for (int d = 0; d < ndevs; d++) {
+        char title[400];
+        snprintf(title, sizeof title, "%s (%s)%s%s", devs[d]->device, devs[d]->platform, nfiles > 1 ? ", " : "",
+                 nfiles > 1 ? files[devs[d]->file] : "");
+        fprintf(gp, "%s'-' using 2%s title ", d ? ", " : "", d ? "" : ":xtic(1)");
+        quote(gp, title);
+    }
+    fputc('\n', gp);
+    for (int d = 0; d < ndevs; d++) {
+        for (int k = 0; k < nf; k++) {
+            double pct = 0;
+            for (size_t i = 0; i < nrows; i++)
+                if (rows[i].headline && same_device(&rows[i], devs[d]) && !strcmp(rows[i].family, fams[k]) &&
+                    bound_items_per_s(&rows[i]) > 0)
+                    pct = 100 * rows[i].items_per_s / bound_items_per_s(&rows[i]);
+            fprintf(gp, "\"%s\" %.6g\n", fams[k], pct);
+        }
+        fputs("e\n", gp);
+    }
+    return 1;
+}
+
+int bench_plot_bars(const char *dir, const bench_row *rows, size_t nrows, const char *const *files, int nfiles,
+                    char *err, size_t errcap) {
+    const bench_row *devs[64];
+    int ndevs = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        if (!rows[i].headline) continue;
+        int seen = 0;
+        for (int d = 0; d < ndevs && !seen; d++) seen = same_device(devs[d], &rows[i]);
+        if (!seen && ndevs < 64) devs[ndevs++] = &rows[i];
+    }
+    if (!ndevs) return 0;
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, errcap, "cannot create %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    FILE *gp = popen("gnuplot 1>&2", "w");
+    if (!gp) {
+        snprintf(err, errcap, "cannot run gnuplot (Debian package gnuplot-nox)");
+        return -1;
+    }
+    int charts = 0;
+    for (int d = 0; d < ndevs; d++) {
+        char name[64] = "headline.png";
+        if (ndevs > 1) snprintf(name, sizeof name, "headline_%d.png", d + 1);
+        charts += device_bars(gp, dir, rows, nrows, devs[d], name);
+    }
+    if (ndevs > 1) charts += devices_bars(gp, dir, rows, nrows, devs, ndevs, files, nfiles);
+    if (pclose(gp) != 0) {
+        snprintf(err, errcap, "gnuplot failed (is the Debian package gnuplot-nox installed?)");
+        return -1;
+    }
+    return charts;
 }

@@ -8,7 +8,7 @@
 #include "bench.h"
 
 #define MAX_FILES 64
-#define CELL 25
+#define CELL 27
 
 static void usage(FILE *f) {
     fputs("usage: clperm report [--plot DIR] FILE...\n"
@@ -24,9 +24,12 @@ static void usage(FILE *f) {
           "too.\n"
           "\n"
           "options:\n"
-          "  --plot DIR   also draw PNG figures into DIR (gnuplot): one per family, op, variant\n"
-          "               and type, items per second against n, a line per device and its bound\n"
-          "               dashed in the same colour\n"
+          "  --plot DIR   also draw PNG figures into DIR (gnuplot): of the default runs' headline\n"
+          "               rows, a bar chart per device (each family's row and its peer against\n"
+          "               the bound of the same bytes) and, with several devices, one grouped\n"
+          "               across them (headline_devices.png); of rows measured at several sizes,\n"
+          "               items per second against n, a line per device and its bound dashed\n"
+          "               in the same colour\n"
           "  -h, --help   this text\n",
           f);
 }
@@ -123,9 +126,11 @@ static void cell(char *line, size_t cap, const bench_row *r) {
         return;
     }
     bench_rate_name(r->items_per_s, rate, sizeof rate);
-    if (r->of_bound > 0) snprintf(pct, sizeof pct, "%.1f%%", 100 * r->of_bound);
+    double b = bench_row_same_bytes_rate(r);
+    double of = b <= 0 ? 0 : !strcmp(r->bound, "copy") ? r->bytes_per_s / b : r->items_per_s / b;
+    if (of > 0) snprintf(pct, sizeof pct, "%.1f%%", 100 * of);
     if (r->peer_items_per_s > 0) snprintf(x, sizeof x, "%.2fx", r->items_per_s / r->peer_items_per_s);
-    put(line, cap, " | %9s %7s %7s", rate, pct, x);
+    put(line, cap, " | %11s %7s %7s", rate, pct, x);
 }
 
 /* Lines of a family in the order their op, variant and type first appear, each by increasing n. */
@@ -150,14 +155,22 @@ static void family_table(FILE *f, const report *rp, const char *family, const be
                 break;
             }
     if (!strcmp(family, "bound"))
-        fprintf(f, "\nbound: each device's copy and random gather of 64-bit items, items/s\n");
+        fprintf(f, "\nbound\n(each device's copy and random gather of 64-bit items, items/s)\n");
     else
-        fprintf(f, "\n%s: items/s, %% of the device's own bound, x its peer\n", family);
-    put(line, sizeof line, "%-14s %-20s %-4s %-7s %-6s", "op", "variant", "type", "n", "bound");
+        fprintf(f, "\n%s\n", family);
+    /* The op and variant columns as wide as their longest entry. */
+    int wop = 2, wvar = 7;
+    for (size_t i = 0; i < rp->nrows; i++) {
+        if (strcmp(rp->rows[i].family, family)) continue;
+        int lo = (int)strlen(rp->rows[i].op), lv = (int)strlen(rp->rows[i].variant);
+        wop = lo > wop ? lo : wop;
+        wvar = lv > wvar ? lv : wvar;
+    }
+    put(line, sizeof line, "%-*s %-*s %-4s %-7s %-6s", wop, "op", wvar, "variant", "type", "n", "bound");
     for (int u = 0; u < nused; u++) {
-        char head[200];
-        snprintf(head, sizeof head, "[%d] %s", used[u] + 1, cols[used[u]]->device);
-        put(line, sizeof line, " | %-*.*s", CELL, CELL, head);
+        char head[64];
+        snprintf(head, sizeof head, "[%d] items/s", used[u] + 1);
+        put(line, sizeof line, " | %-11s %7s %7s", head, "%", "x peer");
     }
     end_line(f, line);
     /* One line per distinct op, variant, type and n, taken in order. */
@@ -171,7 +184,7 @@ static void family_table(FILE *f, const report *rp, const char *family, const be
         }
         if (!next) break;
         char size[32];
-        put(line, sizeof line, "%-14s %-20s %-4s %-7s %-6s", next->op, next->variant, next->type,
+        put(line, sizeof line, "%-*s %-*s %-4s %-7s %-6s", wop, next->op, wvar, next->variant, next->type,
             bench_size_name(next->n, size, sizeof size), next->bound[0] ? next->bound : "-");
         for (int u = 0; u < nused; u++) {
             const bench_row *found = NULL;
@@ -226,6 +239,9 @@ int report_main(int argc, char **argv) {
         for (int c = 0; c < ncols; c++)
             printf("  [%d] %s (%s%s%s), %s\n", c + 1, cols[c]->device, cols[c]->platform,
                    cols[c]->driver[0] ? ", " : "", cols[c]->driver, rp.files[cols[c]->file]);
+        printf("\nPer family and device: items/s; %% of the device's bound of the same bytes (a copy of as many\n"
+               "bytes, or a gather of items of the same size, where the run measured it; else of 64-bit\n"
+               "items); x its peer.\n");
         /* Families in the headline order, then others in order of appearance, the bounds last. */
         const char *families[64];
         int nfam = 0;
@@ -244,7 +260,10 @@ int report_main(int argc, char **argv) {
         fflush(stdout);
         if (plot_dir) {
             char err[256] = "";
-            if (bench_plot(plot_dir, rp.rows, rp.nrows, rp.files, rp.nfiles, err, sizeof err) != 0) {
+            int bars = bench_plot_bars(plot_dir, rp.rows, rp.nrows, rp.files, rp.nfiles, err, sizeof err);
+            int lines = bars < 0 ? -1 : bench_plot(plot_dir, rp.rows, rp.nrows, rp.files, rp.nfiles, err, sizeof err);
+            if (lines < 0 || bars + lines == 0) {
+                if (!err[0]) snprintf(err, sizeof err, "nothing to draw");
                 fprintf(stderr, "clperm report: --plot: %s\n", err);
                 rc = 1;
             } else {

@@ -6,6 +6,13 @@
 
 #include "bench.h"
 
+double bench_row_same_bytes_rate(const bench_row *r) {
+    if (!strcmp(r->bound, "copy")) return r->same_copy_bytes_per_s > 0 ? r->same_copy_bytes_per_s : r->copy_bytes_per_s;
+    if (!strcmp(r->bound, "gather"))
+        return r->same_gather_items_per_s > 0 ? r->same_gather_items_per_s : r->gather_items_per_s;
+    return 0;
+}
+
 void bench_row_bounds(bench_row *r, bench_bound bound, double copy_items_per_s, double copy_bytes_per_s,
                       double gather_items_per_s) {
     r->copy_items_per_s = copy_items_per_s;
@@ -66,6 +73,14 @@ void bench_row_json(FILE *f, const bench_row *r) {
     if (r->same_copy_bytes_per_s > 0) {
         RATE(same_copy_bytes_per_s)
     }
+    if (r->same_gather_items_per_s > 0) {
+        RATE(same_gather_items_per_s)
+    }
+    if (r->max_seconds > 0) {
+        RATE(min_seconds)
+        RATE(max_seconds)
+    }
+    if (r->headline) fputs(",\"headline\":true", f);
 #undef STRING
 #undef RATE
     fputs("}\n", f);
@@ -209,10 +224,14 @@ int bench_row_parse(const char *line, bench_row *r, char *err, size_t errcap) {
         RATE(of_bound)
         RATE(peer_items_per_s)
         RATE(same_copy_bytes_per_s)
+        RATE(same_gather_items_per_s)
+        RATE(min_seconds)
+        RATE(max_seconds)
 #undef STRING
 #undef RATE
         if (!is_string && !is_null && !strcmp(key, "n")) r->n = (uint64_t)num, have_n = 1;
         if (!is_string && !is_null && !strcmp(key, "elem_bytes")) r->elem_bytes = (int)num;
+        if (!is_string && !is_null && !strcmp(key, "headline")) r->headline = num != 0;
         if (!is_string && !is_null && !strcmp(key, "extra_bytes")) r->extra_bytes = (uint64_t)num;
         have_op |= is_string && !strcmp(key, "op");
         have_family |= !strcmp(key, "family");

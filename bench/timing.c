@@ -28,6 +28,25 @@ static double fastest(const double *v, int n) {
     return m;
 }
 
+/* The fastest and slowest of the last series timed, for the spread beside a median. */
+static double last_min, last_max;
+
+static void record(const double *v, int n) {
+    last_min = last_max = v[0];
+    for (int i = 1; i < n; i++) {
+        last_min = v[i] < last_min ? v[i] : last_min;
+        last_max = v[i] > last_max ? v[i] : last_max;
+    }
+}
+
+void bench_spread_reset(void) { last_min = last_max = 0; }
+
+int bench_spread(double *min_s, double *max_s) {
+    *min_s = last_min;
+    *max_s = last_max;
+    return last_max > 0;
+}
+
 static int reps_of(const bench_timing *t) { return t->reps < 1 ? 1 : (t->reps > MAX_REPS ? MAX_REPS : t->reps); }
 
 double bench_time_device_prepared(cl_command_queue queue, cl_int (*setup)(void *arg), cl_int (*fn)(void *arg),
@@ -47,6 +66,7 @@ double bench_time_device_prepared(cl_command_queue queue, cl_int (*setup)(void *
         }
         if (i >= 0) samples[i] = t1 - t0;
     }
+    record(samples, reps);
     return t->fastest ? fastest(samples, reps) : bench_median(samples, reps);
 }
 
@@ -69,6 +89,7 @@ double bench_time_host_prepared(void (*setup)(void *arg), uint64_t (*fn)(void *a
         if (i >= 0) samples[i] = t1 - t0;
     }
     (void)sink;
+    record(samples, reps);
     return t->fastest ? fastest(samples, reps) : bench_median(samples, reps);
 }
 

@@ -15,12 +15,14 @@ fail() {
     exit 1
 }
 
-# The summary: a line per family with its n (2^12) and a rate, after a line "summary".
+# The summary: a line per family with its n (2^12), a rate, the spread of its runs and its % of
+# the same-bytes bound, after a line "summary: ...".
 check_summary() {
-    sed -n '/^summary$/,$p' "$1" >"$out/summary.txt"
+    sed -n '/^summary:/,$p' "$1" >"$out/summary.txt"
     [ -s "$out/summary.txt" ] || fail "no summary in $1"
     for f in $families; do
-        grep -Eq "^.* $f +2\^12 +[0-9.]+ [kMGT]? " "$out/summary.txt" || fail "no $f row in the summary of $1"
+        grep -Eq "^ *$f +2\^12 +[0-9.]+ [kMGT]? +-[0-9.]+/\+[0-9.]+% +[0-9.]+%\*? (copy|gather) " "$out/summary.txt" ||
+            fail "no $f row (rate, spread, % of the same-bytes bound) in the summary of $1"
     done
 }
 
@@ -35,7 +37,14 @@ grep -vq '^{.*}$' "$out/bench.jsonl" && fail "a line of $out/bench.jsonl is not 
 
 "$clperm" report "$out/bench.jsonl" >"$out/report.txt" || fail "clperm report failed"
 for f in $families bound; do
-    grep -q "^$f: " "$out/report.txt" || fail "no $f table in the report"
+    grep -q "^$f\$" "$out/report.txt" || fail "no $f table in the report"
 done
+grep -q '"headline":true' "$out/bench.jsonl" || fail "no row of $out/bench.jsonl marked as a headline row"
+if command -v gnuplot >/dev/null 2>&1; then
+    rm -rf "$out/plots"
+    "$clperm" report --plot "$out/plots" "$out/bench.jsonl" >/dev/null 2>&1 || fail "clperm report --plot failed"
+    [ -s "$out/plots/headline.png" ] || [ -s "$out/plots/headline_devices.png" ] ||
+        fail "clperm report --plot drew no bar chart of the headline rows"
+fi
 "$clperm" report --help | grep -q '^usage: clperm report' || fail "clperm report --help"
 echo "bench and report: ok ($out)"

@@ -28,6 +28,12 @@ __kernel void clperm_bench_gather_u64(const __global ulong *src, const __global 
     if (i < n) dst[i] = src[idx[i]];
 }
 
+__kernel void clperm_bench_gather_u32(const __global uint *src, const __global uint *idx,
+                                      __global uint *dst, ulong n) {
+    ulong i = get_global_id(0);
+    if (i < n) dst[i] = src[idx[i]];
+}
+
 __kernel void clperm_bench_fill_iota(__global ulong *dst, ulong n) {
     ulong i = get_global_id(0);
     if (i < n) dst[i] = i;
