@@ -3,6 +3,7 @@
  * headline table and a summary. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench.h"
 
@@ -29,6 +30,7 @@ typedef struct bench_run {
     int nrows;
     int failures;
     int unopened; /* devices that could not be opened */
+    char date[24], command[256]; /* for every row */
 } bench_run;
 
 static bench_step *add_step(bench_run *r, int dev, const bench_case *c, uint64_t n) {
@@ -384,6 +386,8 @@ static void run_step(bench_run *r, int i, dev_state *ds) {
     row->min_seconds = min_s;
     row->max_seconds = max_s;
     row->headline = s->headline >= 0;
+    snprintf(row->date, sizeof row->date, "%s", r->date);
+    snprintf(row->command, sizeof row->command, "%s", r->command);
     s->row = r->nrows - 1;
     if (!st) {
         if (r->o->detailed) emit(r->o, row);
@@ -585,6 +589,13 @@ int bench_main(int argc, char **argv) {
     bench_run r;
     memset(&r, 0, sizeof r);
     r.o = &o;
+    time_t now = time(NULL);
+    struct tm utc;
+    gmtime_r(&now, &utc);
+    strftime(r.date, sizeof r.date, "%Y-%m-%d %H:%M", &utc);
+    size_t at = (size_t)snprintf(r.command, sizeof r.command, "clperm bench");
+    for (int i = 1; i < argc && at < sizeof r.command; i++)
+        at += (size_t)snprintf(r.command + at, sizeof r.command - at, " %s", argv[i]);
     dev_state ds[BENCH_MAX_DEVICES];
     int last[BENCH_MAX_DEVICES];
     for (int i = 0; i < BENCH_MAX_DEVICES; i++) {

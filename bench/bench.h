@@ -345,6 +345,8 @@ typedef struct bench_row {
                                      * it is not 8 bytes */
     double min_seconds, max_seconds; /* the fastest and slowest of the timed runs; 0: not known */
     int headline;                    /* a headline row of the default run */
+    char date[24];                   /* when the run began, UTC: "2026-11-27 12:40" */
+    char command[256];               /* the command that measured it */
     int file; /* clperm report: the input the row came from */
 } bench_row;
 

@@ -11,7 +11,7 @@
 #define CELL 27
 
 static void usage(FILE *f) {
-    fputs("usage: clperm report [--plot DIR] FILE...\n"
+    fputs("usage: clperm report [--plot DIR] [--markdown] FILE...\n"
           "\n"
           "Reads the rows that `clperm bench --json` wrote (one JSON object per line; FILE \"-\" is\n"
           "stdin), from any number of runs, and prints one table per family (scan, shuffle,\n"
@@ -30,6 +30,9 @@ static void usage(FILE *f) {
           "               across them (headline_devices.png); of rows measured at several sizes,\n"
           "               items per second against n, a line per device and its bound dashed\n"
           "               in the same colour\n"
+          "  --markdown   instead of the tables, the default runs' headline rows as Markdown, a\n"
+          "               table per device with when and by what command they were measured\n"
+          "               (tools/performance_head.sh puts them at the head of docs/performance.md)\n"
           "  -h, --help   this text\n",
           f);
 }
@@ -197,11 +200,53 @@ static void family_table(FILE *f, const report *rp, const char *family, const be
     }
 }
 
+/* The headline rows as Markdown: per device, a line saying what, when and how, then a table in
+ * the headline order. 0 when there were headline rows. */
+static int markdown(FILE *f, const report *rp, const bench_row **cols, int ncols) {
+    int any = 0;
+    for (int c = 0; c < ncols; c++) {
+        const bench_row *hl[64];
+        int n = 0;
+        for (size_t i = 0; i < rp->nrows && n < 64; i++)
+            if (rp->rows[i].headline && same_device(&rp->rows[i], cols[c])) hl[n++] = &rp->rows[i];
+        if (!n) continue;
+        for (int i = 1; i < n; i++)
+            for (int j = i; j > 0 && bench_family_rank(hl[j]->family) < bench_family_rank(hl[j - 1]->family); j--) {
+                const bench_row *t = hl[j];
+                hl[j] = hl[j - 1];
+                hl[j - 1] = t;
+            }
+        const bench_row *d = hl[0];
+        fprintf(f, "%s**%s** (%s%s%s), measured %s UTC with `%s`:\n\n", any ? "\n" : "", d->device, d->platform,
+                d->driver[0] ? ", driver " : "", d->driver, d->date[0] ? d->date : "(date not recorded)",
+                d->command[0] ? d->command : "clperm bench");
+        fputs("| family | variant | n | items/s | spread of the runs | of the same-bytes bound | x peer | peer |\n"
+              "| --- | --- | --- | ---: | --- | --- | ---: | --- |\n",
+              f);
+        for (int i = 0; i < n; i++) {
+            const bench_row *r = hl[i];
+            char size[32], rate[32], spread[48] = "-", of[48] = "-", x[16] = "-";
+            double b = bench_row_same_bytes_rate(r);
+            double frac = b <= 0 ? 0 : !strcmp(r->bound, "copy") ? r->bytes_per_s / b : r->items_per_s / b;
+            if (frac > 0) snprintf(of, sizeof of, "%.1f%% %s", 100 * frac, r->bound);
+            if (r->max_seconds > 0 && r->seconds > 0)
+                snprintf(spread, sizeof spread, "-%.1f%% / +%.1f%%", 100 * (1 - r->min_seconds / r->seconds),
+                         100 * (r->max_seconds / r->seconds - 1));
+            if (r->peer_items_per_s > 0) snprintf(x, sizeof x, "%.2f", r->items_per_s / r->peer_items_per_s);
+            fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", r->family, r->variant,
+                    bench_size_name(r->n, size, sizeof size), bench_rate_name(r->items_per_s, rate, sizeof rate), spread,
+                    of, x, r->peer[0] ? r->peer : "-");
+        }
+        any = 1;
+    }
+    return any ? 0 : -1;
+}
+
 int report_main(int argc, char **argv) {
     report rp;
     memset(&rp, 0, sizeof rp);
     const char *plot_dir = NULL;
-    int rc = 0;
+    int rc = 0, md = 0;
     for (int i = 1; i < argc && rc == 0; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
@@ -214,6 +259,8 @@ int report_main(int argc, char **argv) {
             } else {
                 plot_dir = argv[++i];
             }
+        } else if (!strcmp(argv[i], "--markdown")) {
+            md = 1;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "clperm report: unknown option \"%s\" (see clperm report --help)\n", argv[i]);
             rc = 2;
@@ -235,6 +282,14 @@ int report_main(int argc, char **argv) {
     if (rc == 0) {
         const bench_row *cols[256];
         int ncols = columns(&rp, cols, 256);
+        if (md) {
+            if (markdown(stdout, &rp, cols, ncols) != 0) {
+                fprintf(stderr, "clperm report: --markdown: no headline rows (of a default `clperm bench --json`)\n");
+                rc = 1;
+            }
+            free(rp.rows);
+            return rc;
+        }
         printf("devices:\n");
         for (int c = 0; c < ncols; c++)
             printf("  [%d] %s (%s%s%s), %s\n", c + 1, cols[c]->device, cols[c]->platform,

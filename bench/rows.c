@@ -81,6 +81,12 @@ void bench_row_json(FILE *f, const bench_row *r) {
         RATE(max_seconds)
     }
     if (r->headline) fputs(",\"headline\":true", f);
+    if (r->date[0]) {
+        STRING(date)
+    }
+    if (r->command[0]) {
+        STRING(command)
+    }
 #undef STRING
 #undef RATE
     fputs("}\n", f);
@@ -220,6 +226,8 @@ int bench_row_parse(const char *line, bench_row *r, char *err, size_t errcap) {
         STRING(family)
         STRING(bound)
         STRING(peer)
+        STRING(date)
+        STRING(command)
         ROW_RATES(RATE)
         RATE(of_bound)
         RATE(peer_items_per_s)

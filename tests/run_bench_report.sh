@@ -40,6 +40,12 @@ for f in $families bound; do
     grep -q "^$f\$" "$out/report.txt" || fail "no $f table in the report"
 done
 grep -q '"headline":true' "$out/bench.jsonl" || fail "no row of $out/bench.jsonl marked as a headline row"
+"$clperm" report --markdown "$out/bench.jsonl" >"$out/report.md" || fail "clperm report --markdown failed"
+for f in $families; do
+    grep -Eq "^\| $f \| [^|]+ \| 2\^12 \| [0-9.]+ [kMGT]? \|" "$out/report.md" || fail "no $f row in $out/report.md"
+done
+grep -q '^\*\*.*measured [0-9-]* [0-9:]* UTC with `clperm bench ' "$out/report.md" ||
+    fail "$out/report.md does not say when and how its rows were measured"
 if command -v gnuplot >/dev/null 2>&1; then
     rm -rf "$out/plots"
     "$clperm" report --plot "$out/plots" "$out/bench.jsonl" >/dev/null 2>&1 || fail "clperm report --plot failed"
