@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -116,11 +117,16 @@ static clperm_status build(clperm_ctx *ctx, const clperm__source *src, const cha
             free(key);
             return err;
         }
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         err = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
         clperm__ctx_count(ctx, CLPERM_COUNTER_PROGRAMS_BUILT);
         if (err == CL_SUCCESS && clperm__debug_level() >= 2) {
             keep_build_log(ctx, prog);
-            clperm__debug("built %s with options \"%s\":\n%s", src->name, options, ctx->build_log ? ctx->build_log : "");
+            clperm__debug("built %s in %.2f s with options \"%s\":\n%s", src->name,
+                          (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), options,
+                          ctx->build_log ? ctx->build_log : "");
         }
         if (err != CL_SUCCESS) {
             keep_build_log(ctx, prog);
