@@ -37,8 +37,20 @@ double bench_time_launch(bench_dev *d, cl_kernel k, uint64_t n, size_t wg, const
 cl_program bench_build(bench_dev *d, const char *const *texts, const size_t *lengths, int count, const char *options,
                        char *err, size_t errcap) {
     cl_int e;
+    /* The compiler's warnings (Random123's headers give some) only under CLPERM_DEBUG, with the
+     * build log. */
+    const char *env = getenv("CLPERM_DEBUG");
+    int debug = env && *env && strcmp(env, "0") != 0;
+    char opts[2048];
+    snprintf(opts, sizeof opts, "%s%s", debug ? "" : "-w ", options);
     cl_program prog = clCreateProgramWithSource(d->context, (cl_uint)count, (const char **)texts, lengths, &e);
-    if (prog) e = clBuildProgram(prog, 1, &d->device, options, NULL, NULL);
+    if (prog) e = clBuildProgram(prog, 1, &d->device, opts, NULL, NULL);
+    if (prog && debug) {
+        char log[8192] = "";
+        if (clGetProgramBuildInfo(prog, d->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL) == CL_SUCCESS &&
+            log[strspn(log, " \n")])
+            fprintf(stderr, "clperm bench: build log of the benchmark's kernels (%s):\n%s\n", opts, log);
+    }
     if (e != CL_SUCCESS) {
         snprintf(err, errcap, "building the benchmark's kernels: %s", clperm_status_name(e));
         if (prog) clReleaseProgram(prog);

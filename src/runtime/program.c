@@ -173,8 +173,11 @@ clperm_status clperm__kernel_get(clperm_ctx *ctx, const clperm__source *src, con
     char options[2048];
     clperm__buf o = clperm__buf_on(options, sizeof options);
     int nvidia = ctx->profile.vendor == CLPERM_VENDOR_NVIDIA;
-    clperm__buf_add(&o, "-DCLPERM_NVIDIA=%d %s%s%s%s", nvidia, nvidia && clperm__debug_level() >= 2 ? "-cl-nv-verbose " : "",
-                    ctx->lookback.test_options, *ctx->lookback.test_options ? " " : "", caller_options);
+    /* Compilers' warnings (PoCL prints "N warnings generated." on stderr) only under CLPERM_DEBUG,
+     * where the build log is shown too. */
+    clperm__buf_add(&o, "%s-DCLPERM_NVIDIA=%d %s%s%s%s", clperm__debug_level() ? "" : "-w ", nvidia,
+                    nvidia && clperm__debug_level() >= 2 ? "-cl-nv-verbose " : "", ctx->lookback.test_options,
+                    *ctx->lookback.test_options ? " " : "", caller_options);
     CLPERM_TRY(clperm__buf_status(&o));
     uint64_t key = memory_key(src, options);
     clperm__program *p = ctx->programs;
