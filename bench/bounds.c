@@ -1,6 +1,7 @@
 /* The bounds every figure is compared with, measured on the device in the same run and at the
  * same size: a copy of 64-bit items (16 bytes moved per item) and a random gather of them
- * through a u32 index array (20 bytes per item). */
+ * through a u32 index array (20 bytes per item); the default run also gathers 4-byte items, the
+ * bound of its rows of 4-byte items. */
 #include "bench.h"
 
 double bench_copy(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
@@ -16,30 +17,25 @@ double bench_copy(bench_dev *d, uint64_t n, const bench_timing *t, char *err, si
     return bench_time_launch(d, d->copy, n, 256, t, err, errcap);
 }
 
-double bench_gather(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
+/* The random gather through d->idx with kernel k (of 8- or 4-byte items). */
+static double gather(bench_dev *d, cl_kernel k, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
     cl_int st = CL_SUCCESS;
     cl_ulong nn = n;
-    BENCH_ARG(st, d->gather, 0, d->a);
-    BENCH_ARG(st, d->gather, 1, d->idx);
-    BENCH_ARG(st, d->gather, 2, d->b);
-    BENCH_ARG(st, d->gather, 3, nn);
+    BENCH_ARG(st, k, 0, d->a);
+    BENCH_ARG(st, k, 1, d->idx);
+    BENCH_ARG(st, k, 2, d->b);
+    BENCH_ARG(st, k, 3, nn);
     if (st != CL_SUCCESS) {
         snprintf(err, errcap, "gather: %s", clperm_status_name(st));
         return -1;
     }
-    return bench_time_launch(d, d->gather, n, 256, t, err, errcap);
+    return bench_time_launch(d, k, n, 256, t, err, errcap);
+}
+
+double bench_gather(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
+    return gather(d, d->gather, n, t, err, errcap);
 }
 
 double bench_gather_u32(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
-    cl_int st = CL_SUCCESS;
-    cl_ulong nn = n;
-    BENCH_ARG(st, d->gather_u32, 0, d->a);
-    BENCH_ARG(st, d->gather_u32, 1, d->idx);
-    BENCH_ARG(st, d->gather_u32, 2, d->b);
-    BENCH_ARG(st, d->gather_u32, 3, nn);
-    if (st != CL_SUCCESS) {
-        snprintf(err, errcap, "gather: %s", clperm_status_name(st));
-        return -1;
-    }
-    return bench_time_launch(d, d->gather_u32, n, 256, t, err, errcap);
+    return gather(d, d->gather_u32, n, t, err, errcap);
 }
