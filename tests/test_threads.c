@@ -261,8 +261,23 @@ static clperm_ctx *open_device(size_t d) {
     return ctx;
 }
 
+/* Whether ctx is Rusticl in a soak run: there one clperm context shared by four threads
+ * (one in-order queue, chains behind user events) deadlocked inside Rusticl's locks after
+ * minutes (docs/devices.md), so the soak would hang instead of failing; the short run keeps it. */
+static int rusticl_soak(clperm_ctx *ctx) {
+    clperm_profile p;
+    cr_assert_eq(clperm_ctx_profile(ctx, &p), CLPERM_SUCCESS);
+    if (soak_seconds() <= 0 || !strstr(p.platform_name, "rusticl")) return 0;
+    cr_log_info("%s: soak of one shared context skipped (Rusticl deadlocks)", test_device_label(ctx));
+    return 1;
+}
+
 static void shared_context(size_t d, uint64_t seed) {
     clperm_ctx *ctx = open_device(d);
+    if (rusticl_soak(ctx)) {
+        clperm_ctx_free(ctx);
+        return;
+    }
     worker ws[THREADS];
     memset(ws, 0, sizeof ws);
     for (int i = 0; i < THREADS; i++) ws[i] = (worker){{ctx, NULL}, 1, i, seed, 0, 0, 0, ""};
