@@ -332,8 +332,7 @@ static void same_bytes_bound(const bench_opts *o, bench_dev *d, dev_state *st, c
         }
         if (st->gather32_rate > 0) row->same_gather_items_per_s = st->gather32_rate;
     }
-    double b = bench_row_same_bytes_rate(row);
-    row->of_bound = b <= 0 ? 0 : s->c->bound == BENCH_BOUND_COPY ? row->bytes_per_s / b : row->items_per_s / b;
+    row->of_bound = bench_row_of_same_bytes(row);
 }
 
 /* Runs step i; its row, if any, goes to r->rows. A device's steps at one size come after its copy
@@ -436,16 +435,6 @@ static void attach_peers(bench_run *r, int dv) {
     }
 }
 
-/* "-1.2/+3.4%": the fastest and slowest timed run against the median; "-" when not known. */
-static const char *spread_text(const bench_row *row, char *buf, size_t cap) {
-    if (row->max_seconds <= 0 || row->seconds <= 0)
-        snprintf(buf, cap, "-");
-    else
-        snprintf(buf, cap, "-%.1f/+%.1f%%", 100 * (1 - row->min_seconds / row->seconds),
-                 100 * (row->max_seconds / row->seconds - 1));
-    return buf;
-}
-
 /* "58.6%": the row against the bound of its own bytes (row->bound says which); a star past 100%. */
 static const char *of_bound_text(const bench_row *row, char *buf, size_t cap) {
     if (row->of_bound > 0)
@@ -487,7 +476,7 @@ static void headline_table(FILE *f, const bench_run *r, int dv) {
         }
         fprintf(f, "  %-10s %-14s %-22s %-4s %6s %10.3f %13s %9s %7s %-6s  %-22s %9s %6s\n", row->family, row->op,
                 row->variant, row->type, bench_size_name(row->n, size, sizeof size), row->seconds * 1e3,
-                spread_text(row, spread, sizeof spread), bench_rate_name(row->items_per_s, rate, sizeof rate),
+                bench_row_spread(row, spread, sizeof spread), bench_rate_name(row->items_per_s, rate, sizeof rate),
                 of_bound_text(row, pct, sizeof pct), row->bound, row->peer[0] ? row->peer : "-", prate, x);
     }
 }
@@ -525,7 +514,7 @@ static void summary(FILE *f, const bench_run *r) {
                 bench_size_name(row->n, size, sizeof size);
                 bench_rate_name(row->items_per_s, rate, sizeof rate);
                 of_bound_text(row, pct, sizeof pct);
-                spread_text(row, spread, sizeof spread);
+                bench_row_spread(row, spread, sizeof spread);
                 if (row->peer_items_per_s > 0) snprintf(x, sizeof x, "%.2f", row->items_per_s / row->peer_items_per_s);
             }
             fprintf(f, "  %-10s %6s %9s %13s %7s %-6s %7s  %s\n", bench_headlines[h].family, size, rate, spread, pct,

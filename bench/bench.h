@@ -321,6 +321,12 @@ void bench_rng_variant(const clperm_rng_spec *spec, char *buf, size_t cap);
 const char *bench_family_of(const char *op);
 /* Rank of a family in the headline order (unknown families after, in order of appearance). */
 int bench_family_rank(const char *family);
+/* Sorts n items of `size` bytes (pointers, at most 16 bytes) into the headline order of their
+ * families (stable; others after, the bounds last), family() reading an item's from a pointer to
+ * it: bench_family_of_name for an array of family names, bench_family_of_row for one of rows. */
+void bench_sort_by_family(void *items, int n, size_t size, const char *(*family)(const void *item));
+const char *bench_family_of_name(const void *item);
+const char *bench_family_of_row(const void *item);
 /* Bound kind by name and back: "copy", "gather", "". */
 const char *bench_bound_name(bench_bound b);
 
@@ -350,9 +356,11 @@ typedef struct bench_row {
     int file; /* clperm report: the input the row came from */
 } bench_row;
 
-/* The same-bytes bound of a row: its bound's rate (bytes/s of a copy, items/s of a gather) for
- * the row's own bytes or item size where measured, else at 8-byte items; 0 without a bound. */
-double bench_row_same_bytes_rate(const bench_row *r);
+/* A row's rate over its bound's for the same bytes (a copy of as many bytes, or a gather of items
+ * of its size) where the run measured that, else over the bound at 8-byte items; 0 without one. */
+double bench_row_of_same_bytes(const bench_row *r);
+/* "-1.2/+3.4%": the fastest and slowest timed run against the median; "-" when not known. */
+const char *bench_row_spread(const bench_row *r, char *buf, size_t cap);
 /* Fills the bound columns from the copy and gather rates at the row's size, and of_bound. */
 void bench_row_bounds(bench_row *r, bench_bound bound, double copy_items_per_s, double copy_bytes_per_s,
                       double gather_items_per_s);

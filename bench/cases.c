@@ -227,6 +227,22 @@ int bench_family_rank(const char *family) {
     return !strcmp(family, "bound") ? (int)bench_nheadlines + 1 : (int)bench_nheadlines;
 }
 
+void bench_sort_by_family(void *items, int n, size_t size, const char *(*family)(const void *item)) {
+    unsigned char *a = items, t[16];
+    if (size > sizeof t) return;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0; j--) {
+            unsigned char *x = a + (size_t)j * size, *y = x - size;
+            if (bench_family_rank(family(x)) >= bench_family_rank(family(y))) break;
+            memcpy(t, x, size);
+            memcpy(x, y, size);
+            memcpy(y, t, size);
+        }
+}
+
+const char *bench_family_of_name(const void *item) { return *(const char *const *)item; }
+const char *bench_family_of_row(const void *item) { return (*(const bench_row *const *)item)->family; }
+
 const char *bench_bound_name(bench_bound b) {
     return b == BENCH_BOUND_COPY ? "copy" : b == BENCH_BOUND_GATHER ? "gather" : "";
 }

@@ -170,10 +170,8 @@ int bench_plot(const char *dir, const bench_row *rows, size_t nrows, const char 
 
 /* The row's bound of its own bytes, in items/s; 0 without one. */
 static double bound_items_per_s(const bench_row *r) {
-    double b = bench_row_same_bytes_rate(r);
-    if (b <= 0) return 0;
-    if (!strcmp(r->bound, "copy")) return r->bytes_per_s > 0 ? b * r->items_per_s / r->bytes_per_s : 0;
-    return b;
+    double of = bench_row_of_same_bytes(r);
+    return of > 0 ? r->items_per_s / of : 0;
 }
 
 /* A bar's label: its % to two significant digits. */
@@ -214,12 +212,7 @@ static int device_bars(FILE *gp, const char *dir, const bench_row *rows, size_t 
             hl[n++] = r;
         }
     if (!n) return 0;
-    for (int i = 1; i < n; i++) /* in the headline order */
-        for (int j = i; j > 0 && bench_family_rank(hl[j]->family) < bench_family_rank(hl[j - 1]->family); j--) {
-            const bench_row *t = hl[j];
-            hl[j] = hl[j - 1];
-            hl[j - 1] = t;
-        }
+    bench_sort_by_family(hl, n, sizeof hl[0], bench_family_of_row);
     char title[600];
     snprintf(title, sizeof title, "%s (%s, %s): each family's row and its peer, at the headline n", dev->device,
              dev->platform, dev->driver);
@@ -270,12 +263,7 @@ static int devices_bars(FILE *gp, const char *dir, const bench_row *rows, size_t
         ymin = a < ymin ? a : ymin;
     }
     if (!nf) return 0;
-    for (int i = 1; i < nf; i++)
-        for (int j = i; j > 0 && bench_family_rank(fams[j]) < bench_family_rank(fams[j - 1]); j--) {
-            const char *t = fams[j];
-            fams[j] = fams[j - 1];
-            fams[j - 1] = t;
-        }
+    bench_sort_by_family(fams, nf, sizeof fams[0], bench_family_of_name);
     bars_setup(gp, dir, "headline_devices.png", "each family's headline row on every device, against its own bound",
                ymin, ymax * 3);
     fputs("plot ", gp);

@@ -129,8 +129,7 @@ static void cell(char *line, size_t cap, const bench_row *r) {
         return;
     }
     bench_rate_name(r->items_per_s, rate, sizeof rate);
-    double b = bench_row_same_bytes_rate(r);
-    double of = b <= 0 ? 0 : !strcmp(r->bound, "copy") ? r->bytes_per_s / b : r->items_per_s / b;
+    double of = bench_row_of_same_bytes(r);
     if (of > 0) snprintf(pct, sizeof pct, "%.1f%%", 100 * of);
     if (r->peer_items_per_s > 0) snprintf(x, sizeof x, "%.2fx", r->items_per_s / r->peer_items_per_s);
     put(line, cap, " | %11s %7s %7s", rate, pct, x);
@@ -210,12 +209,7 @@ static int markdown(FILE *f, const report *rp, const bench_row **cols, int ncols
         for (size_t i = 0; i < rp->nrows && n < 64; i++)
             if (rp->rows[i].headline && same_device(&rp->rows[i], cols[c])) hl[n++] = &rp->rows[i];
         if (!n) continue;
-        for (int i = 1; i < n; i++)
-            for (int j = i; j > 0 && bench_family_rank(hl[j]->family) < bench_family_rank(hl[j - 1]->family); j--) {
-                const bench_row *t = hl[j];
-                hl[j] = hl[j - 1];
-                hl[j - 1] = t;
-            }
+        bench_sort_by_family(hl, n, sizeof hl[0], bench_family_of_row);
         const bench_row *d = hl[0];
         fprintf(f, "%s**%s** (%s%s%s), measured %s UTC with `%s`:\n\n", any ? "\n" : "", d->device, d->platform,
                 d->driver[0] ? ", driver " : "", d->driver, d->date[0] ? d->date : "(date not recorded)",
@@ -226,12 +220,9 @@ static int markdown(FILE *f, const report *rp, const bench_row **cols, int ncols
         for (int i = 0; i < n; i++) {
             const bench_row *r = hl[i];
             char size[32], rate[32], spread[48] = "-", of[48] = "-", x[16] = "-";
-            double b = bench_row_same_bytes_rate(r);
-            double frac = b <= 0 ? 0 : !strcmp(r->bound, "copy") ? r->bytes_per_s / b : r->items_per_s / b;
+            double frac = bench_row_of_same_bytes(r);
             if (frac > 0) snprintf(of, sizeof of, "%.1f%% %s", 100 * frac, r->bound);
-            if (r->max_seconds > 0 && r->seconds > 0)
-                snprintf(spread, sizeof spread, "-%.1f%% / +%.1f%%", 100 * (1 - r->min_seconds / r->seconds),
-                         100 * (r->max_seconds / r->seconds - 1));
+            bench_row_spread(r, spread, sizeof spread);
             if (r->peer_items_per_s > 0) snprintf(x, sizeof x, "%.2f", r->items_per_s / r->peer_items_per_s);
             fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", r->family, r->variant,
                     bench_size_name(r->n, size, sizeof size), bench_rate_name(r->items_per_s, rate, sizeof rate), spread,
@@ -305,12 +296,7 @@ int report_main(int argc, char **argv) {
             for (int k = 0; k < nfam && !seen; k++) seen = !strcmp(families[k], rp.rows[i].family);
             if (!seen && nfam < 64) families[nfam++] = rp.rows[i].family;
         }
-        for (int a = 1; a < nfam; a++)
-            for (int b = a; b > 0 && bench_family_rank(families[b]) < bench_family_rank(families[b - 1]); b--) {
-                const char *t = families[b];
-                families[b] = families[b - 1];
-                families[b - 1] = t;
-            }
+        bench_sort_by_family(families, nfam, sizeof families[0], bench_family_of_name);
         for (int k = 0; k < nfam; k++) family_table(stdout, &rp, families[k], cols, ncols);
         fflush(stdout);
         if (plot_dir) {

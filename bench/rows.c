@@ -6,11 +6,27 @@
 
 #include "bench.h"
 
-double bench_row_same_bytes_rate(const bench_row *r) {
+/* The row's bound's rate (bytes/s of a copy, items/s of a gather) for its own bytes or item size
+ * where measured, else at 8-byte items; 0 without a bound. */
+static double same_bytes_rate(const bench_row *r) {
     if (!strcmp(r->bound, "copy")) return r->same_copy_bytes_per_s > 0 ? r->same_copy_bytes_per_s : r->copy_bytes_per_s;
     if (!strcmp(r->bound, "gather"))
         return r->same_gather_items_per_s > 0 ? r->same_gather_items_per_s : r->gather_items_per_s;
     return 0;
+}
+
+const char *bench_row_spread(const bench_row *r, char *buf, size_t cap) {
+    if (r->max_seconds <= 0 || r->seconds <= 0)
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "-%.1f/+%.1f%%", 100 * (1 - r->min_seconds / r->seconds),
+                 100 * (r->max_seconds / r->seconds - 1));
+    return buf;
+}
+
+double bench_row_of_same_bytes(const bench_row *r) {
+    double b = same_bytes_rate(r);
+    return b <= 0 ? 0 : !strcmp(r->bound, "copy") ? r->bytes_per_s / b : r->items_per_s / b;
 }
 
 void bench_row_bounds(bench_row *r, bench_bound bound, double copy_items_per_s, double copy_bytes_per_s,
