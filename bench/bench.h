@@ -155,10 +155,11 @@ double bench_shuffle(bench_dev *d, int fusion, clperm_bijection bijection, uint6
  * `bits` bits. */
 double bench_tile(bench_dev *d, clperm_tile_sort algorithm, uint64_t segment, unsigned bits, uint64_t n,
                   const bench_timing *t, bench_verify verify, char *err, size_t errcap);
-/* Device-wide sort (clperm_sort) of n random keys of `key` with values of `value` (0: none), in
- * place, the input restored before each run; extra_bytes: the temp buffers and the scratch. */
-double bench_sort(bench_dev *d, clperm_key_type key, clperm_type value, uint64_t n, const bench_timing *t,
-                  bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap);
+/* Device-wide sort (clperm_sort) of n random keys of `key` (below 2^key_bits unless 0) with values
+ * of `value` (0: none; argsort: made by the sort), in place, the input restored before each run;
+ * extra_bytes: the temp buffers and the scratch. */
+double bench_sort(bench_dev *d, clperm_key_type key, clperm_type value, unsigned key_bits, int argsort, uint64_t n,
+                  const bench_timing *t, bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap);
 /* Segmented sort (clperm_sort_segmented) of n random u32 keys in segments of `segment` keys (0: a
  * skewed mix of lengths, about log-uniform from 1 to 2^17), the same way. */
 double bench_sort_segmented(bench_dev *d, uint64_t segment, uint64_t n, const bench_timing *t, bench_verify verify,
@@ -250,6 +251,7 @@ typedef enum bench_bound { BENCH_BOUND_NONE, BENCH_BOUND_COPY, BENCH_BOUND_GATHE
 #define BENCH_RANDOM123 16u  /* needs Random123 (librandom123-dev): a skip in builds without  */
 #define BENCH_BOOST 32u      /* needs Boost.Compute's program (libboost-dev, a C++ compiler)  */
 #define BENCH_TABLE2 64u     /* an offline permutation of the paper's Table 2 (--table2)      */
+#define BENCH_ARGSORT 128u   /* a device-wide sort whose values are made by it (argsort)      */
 
 /* The offline permutations' algorithms (bench_case.algorithm) and permutations (.perm). */
 enum { BENCH_PERMUTE_D = 1, BENCH_PERMUTE_S, BENCH_PERMUTE_SCHEDULED, BENCH_PERMUTE_SPECIAL };
@@ -276,7 +278,8 @@ typedef struct bench_case {
     int fusion;                   /* shuffle: 1..3; permute: the plan's passes (0 default) */
     clperm_bijection bijection;   /* shuffle                                                 */
     clperm_tile_sort tile;        /* tile sorts and partitions                               */
-    unsigned bits;                /* partitions: label bits; 0 for sorts                     */
+    unsigned bits;                /* partitions: label bits; device-wide sorts: keys below
+                                     2^bits (0: keys of every bit)                           */
     clperm_rng_family rng_family; /* generators: family and k (0: the device's default)     */
     uint32_t rng_k;
     clperm_rng_scramble rng_scramble; /* generators: the output scrambler (variant suffix -x) */

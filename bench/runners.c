@@ -188,23 +188,37 @@ static double time_sort(sort_run *r, const void *keys, const void *values, const
     return s;
 }
 
-double bench_sort(bench_dev *d, clperm_key_type key, clperm_type value, uint64_t n, const bench_timing *t,
-                  bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap) {
+/* Random keys (below 2^key_bits, unless 0) and values; argsort: the sort makes the values, the
+ * check sorts positions along on the host. */
+double bench_sort(bench_dev *d, clperm_key_type key, clperm_type value, unsigned key_bits, int argsort, uint64_t n,
+                  const bench_timing *t, bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap) {
     sort_run r;
     memset(&r, 0, sizeof r);
     r.d = d;
     r.req.key_type = key;
     r.req.value_type = value;
     r.req.n = n;
+    r.req.argsort = argsort;
     r.key_bytes = (size_t)n * clperm_key_size(key);
     r.value_bytes = value ? (size_t)n * clperm_type_size(value) : 0;
     void *keys = malloc(r.key_bytes + 1), *values = malloc(r.value_bytes + 1);
     double s = -1;
     if (keys && values && bench_host_random(keys, r.key_bytes, BENCH_SORT_SEED) == 0 &&
-        bench_host_random(values, r.value_bytes, BENCH_SORT_SEED + 1) == 0)
+        bench_host_random(values, r.value_bytes, BENCH_SORT_SEED + 1) == 0) {
+        size_t ks = clperm_key_size(key), vs = value ? clperm_type_size(value) : 0;
+        if (key_bits)
+            for (uint64_t i = 0; i < n; i++) {
+                uint64_t k = 0;
+                memcpy(&k, (char *)keys + i * ks, ks);
+                k &= (UINT64_C(1) << key_bits) - 1;
+                memcpy((char *)keys + i * ks, &k, ks);
+            }
+        if (argsort)
+            for (uint64_t i = 0; i < n; i++) memcpy((char *)values + i * vs, &i, vs);
         s = time_sort(&r, keys, r.value_bytes ? values : NULL, NULL, 0, t, verify, extra_bytes, err, errcap);
-    else
+    } else {
         snprintf(err, errcap, "out of host memory");
+    }
     free(keys);
     free(values);
     return s;

@@ -839,6 +839,10 @@ typedef struct clperm_sort_request {
     cl_mem temp_keys;        /* NULL, or a caller's buffer of at least n keys that the sort may
                               * overwrite; NULL: allocated for the call and released after it */
     cl_mem temp_values;      /* the same for values (unused without values)                    */
+    int argsort;             /* 1: values are written, not read: each key takes its position
+                              * 0 .. n - 1 along, so values end as the stable permutation that
+                              * sorts the keys (CLPERM_TYPE_U32 for n <= 2^32, or U64). The first
+                              * pass makes the positions; no fill before it. clperm_sort only.  */
 } clperm_sort_request;
 
 /* Sorts req->keys[0 .. n) (and req->values with them) in place. Device memory beyond the
@@ -849,9 +853,13 @@ typedef struct clperm_sort_request {
  * values and temp buffers the same (CLPERM_ERROR_INVALID_ARGUMENT) or sharing memory
  * (CLPERM_ERROR_BUFFER_OVERLAP), values without a value type, a bit range outside the key, req
  * NULL (CLPERM_ERROR_INVALID_ARGUMENT), a configuration the device cannot run
- * (CLPERM_ERROR_UNSUPPORTED). n = 0 and n = 1 enqueue no kernel. The passes alternate between the
- * caller's buffers and the temp buffers: should the runtime refuse an enqueue partway (out of
- * resources), the keys and values hold the same pairs as before, sorted by some of the digits. */
+ * (CLPERM_ERROR_UNSUPPORTED). n = 0 and n = 1 enqueue no kernel (argsort fills its one value).
+ * The passes alternate between the caller's buffers and the temp buffers: should the runtime
+ * refuse an enqueue partway (out of resources), the keys and values hold the same pairs as
+ * before, sorted by some of the digits (with argsort, the values may then hold anything).
+ * Onesweep's first pass, which counts every digit, also shows the high digits no key differs in:
+ * their passes are skipped on the device (keys below 2^20 sort in three passes of 8 bits, without
+ * a bit range). */
 CLPERM_API clperm_status clperm_sort(clperm_ctx *ctx, const clperm_sort_request *req, cl_uint num_events,
                                      const cl_event *events, cl_event *event);
 

@@ -104,7 +104,7 @@ static void run_all(clperm_ctx *ctx, const char *cap, outcome *o) {
         for (uint64_t i = 0; i < n; i++) vals[i] = (uint32_t)i;
         cl_mem dv = test_buffer(ctx, n * 4, vals);
         cr_assert(dk && dv);
-        clperm_sort_request req = {CLPERM_KEY_U32, dk, CLPERM_TYPE_U32, dv, n, {0, 0, 0}, NULL, NULL};
+        clperm_sort_request req = {CLPERM_KEY_U32, dk, CLPERM_TYPE_U32, dv, n, {0, 0, 0}, NULL, NULL, 0};
         clperm_status st = clperm_sort(ctx, &req, 0, NULL, NULL);
         check(ctx, cap, onesweep ? "Onesweep sort of u32 pairs (keys)" : "sort of u32 pairs (keys)", st, dk, n * 4, a,
               kv, o);
@@ -133,7 +133,7 @@ static void run_all(clperm_ctx *ctx, const char *cap, outcome *o) {
         cr_assert_eq(clperm_sort_segmented_host(&hr, offs, CLPERM_TYPE_U32, 39), CLPERM_SUCCESS);
         cl_mem dk = test_buffer(ctx, sn * 4, a), doff = test_buffer(ctx, sizeof offs, offs);
         cr_assert(dk && doff);
-        clperm_sort_request req = {CLPERM_KEY_U32, dk, 0, NULL, sn, {0, 0, 0}, NULL, NULL};
+        clperm_sort_request req = {CLPERM_KEY_U32, dk, 0, NULL, sn, {0, 0, 0}, NULL, NULL, 0};
         clperm_segments segs = {doff, CLPERM_TYPE_U32, 39};
         check(ctx, cap, "segmented sort", clperm_sort_segmented(ctx, &req, &segs, 0, NULL, NULL), dk, sn * 4, a, c,
               o);
@@ -256,7 +256,7 @@ Test(caps, narrow_subgroups_shrink_the_sort_tile_to_fit) {
         cr_assert_eq(clperm_sort_host(&hr), CLPERM_SUCCESS);
         cl_mem d = test_buffer(ctx, n * 4, keys);
         cr_assert_not_null(d);
-        clperm_sort_request req = {CLPERM_KEY_U32, d, 0, NULL, n, {0, 0, 0}, NULL, NULL};
+        clperm_sort_request req = {CLPERM_KEY_U32, d, 0, NULL, n, {0, 0, 0}, NULL, NULL, 0};
         clperm_status st = clperm_sort(ctx, &req, 0, NULL, NULL);
         cr_assert_eq(st, CLPERM_SUCCESS, "%s: sort at width 8 in 16 KiB: %s", test_device_label(ctx),
                      clperm_status_string(st));

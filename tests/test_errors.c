@@ -267,8 +267,8 @@ Test(errors, overlapping_buffers) {
                   CLPERM_ERROR_BUFFER_OVERLAP);
     EXPECT_STATUS(clperm_sort_segments(ctx, CLPERM_KEY_U32, a, b, n, 64, CLPERM_TILE_SORT_AUTO, 0, NULL, NULL),
                   CLPERM_ERROR_BUFFER_OVERLAP);
-    clperm_sort_request sort_pairs = {CLPERM_KEY_U32, a, CLPERM_TYPE_U32, b, n, {0, 0, 0}, NULL, NULL};
-    clperm_sort_request sort_temp = {CLPERM_KEY_U32, a, 0, NULL, n, {0, 0, 0}, b, NULL};
+    clperm_sort_request sort_pairs = {CLPERM_KEY_U32, a, CLPERM_TYPE_U32, b, n, {0, 0, 0}, NULL, NULL, 0};
+    clperm_sort_request sort_temp = {CLPERM_KEY_U32, a, 0, NULL, n, {0, 0, 0}, b, NULL, 0};
     EXPECT_STATUS(clperm_sort(ctx, &sort_pairs, 0, NULL, NULL), CLPERM_ERROR_BUFFER_OVERLAP);
     EXPECT_STATUS(clperm_sort(ctx, &sort_temp, 0, NULL, NULL), CLPERM_ERROR_BUFFER_OVERLAP);
     unsigned char *back = malloc(3 * part);

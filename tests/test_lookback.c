@@ -183,7 +183,7 @@ Test(lookback, onesweep_equals_host_when_tiles_publish_late_or_never) {
                 cl_mem dk = test_buffer(ctx, n * 4, keys), dv = pairs ? test_buffer(ctx, n * 4, vals) : NULL;
                 cr_assert(dk && (dv || !pairs));
                 clperm_sort_request req = {CLPERM_KEY_U32, dk,   pairs ? CLPERM_TYPE_U32 : 0, dv, n, {0, 0, 0},
-                                           NULL,           NULL};
+                                           NULL,           NULL, 0};
                 cr_assert_eq(clperm_sort(ctx, &req, 0, NULL, NULL), CLPERM_SUCCESS);
                 cr_assert_eq(test_read(ctx, dk, n * 4, back), 0);
                 if (pairs) cr_assert_eq(test_read(ctx, dv, n * 4, vback), 0);

@@ -149,7 +149,7 @@ Test(probe, capped_devices_refuse_or_compute_right) {
             cr_assert_eq(clperm_sort_segmented_host(&hr, offs, CLPERM_TYPE_U32, count), CLPERM_SUCCESS);
             cl_mem dk = test_buffer(ctx, sn * 4, keys), doff = test_buffer(ctx, (count + 1) * 4, offs);
             cr_assert(dk && doff);
-            clperm_sort_request req = {CLPERM_KEY_U32, dk, 0, NULL, sn, {0, 0, 0}, NULL, NULL};
+            clperm_sort_request req = {CLPERM_KEY_U32, dk, 0, NULL, sn, {0, 0, 0}, NULL, NULL, 0};
             clperm_segments segs = {doff, CLPERM_TYPE_U32, count};
             cr_assert_eq(clperm_sort_segmented(ctx, &req, &segs, 0, NULL, NULL), CLPERM_SUCCESS);
             cr_assert_eq(test_read(ctx, dk, sn * 4, back), 0);

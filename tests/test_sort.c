@@ -60,7 +60,7 @@ static int apply(clperm_ctx *ctx, const config *cfg) {
     /* A sort of no keys plans the kernels: CLPERM_ERROR_UNSUPPORTED when the device cannot run
      * them (match.any off NVIDIA). */
     cl_mem probe = test_buffer(ctx, 8, NULL);
-    clperm_sort_request req = {CLPERM_KEY_U32, probe, 0, NULL, 0, {0, 0, 0}, NULL, NULL};
+    clperm_sort_request req = {CLPERM_KEY_U32, probe, 0, NULL, 0, {0, 0, 0}, NULL, NULL, 0};
     clperm_status st = clperm_sort(ctx, &req, 0, NULL, NULL);
     clReleaseMemObject(probe);
     if (st == CLPERM_ERROR_UNSUPPORTED) return 0;
@@ -97,9 +97,11 @@ static uint64_t tile_of(clperm_ctx *ctx) {
 }
 
 /* Key patterns. */
-enum { RANDOM, FEW, EQUAL, ASCENDING, DESCENDING, HIGH_BITS, SPECIAL, SMALL, PATTERNS };
-static const char *const pattern_names[] = {"random", "few", "equal", "ascending", "descending",
-                                            "high-bits", "special", "small"};
+/* Digits that do not vary, whose passes Onesweep skips: FEW and SMALL in the high digits,
+ * HIGH_BITS in the low ones, ONE_HIGH and ONE_LOW in all digits but one, EQUAL in all. */
+enum { RANDOM, FEW, EQUAL, ASCENDING, DESCENDING, HIGH_BITS, SPECIAL, SMALL, ONE_HIGH, ONE_LOW, PATTERNS };
+static const char *const pattern_names[] = {"random", "few",   "equal", "ascending", "descending", "high-bits",
+                                            "special", "small", "one-high-bit", "one-low-bit"};
 
 static const uint32_t f32_special[] = {0x7FC00000u, 0xFFC00000u, 0x7F800000u, 0xFF800000u, 0x00000000u,
                                        0x80000000u, 0x3F800000u, 0xBF800000u, 0x00000001u, 0x80000001u,
@@ -126,6 +128,8 @@ static void fill_keys(void *keys, clperm_key_type type, uint64_t n, int pattern,
             if (type == CLPERM_KEY_F64) k = f64_special[k % (sizeof f64_special / 8)];
             break;
         case SMALL: k &= 0xFFFFF; break;
+        case ONE_HIGH: k = UINT64_C(0x5A5A5A5A5A5A5A5A) ^ ((k & 1) << (8 * ks - 1)); break;
+        case ONE_LOW: k = UINT64_C(0x5A5A5A5A5A5A5A5A) ^ (k & 1); break;
         default: break;
         }
         memcpy((char *)keys + i * ks, &k, ks);
@@ -186,14 +190,15 @@ typedef struct sort_case {
     int pattern;
     clperm_sort_order order;
     uint64_t seed;
+    int argsort; /* the device's values are made by the sort (the host's are positions) */
 } sort_case;
 
 static void describe(const sort_case *c, clperm_ctx *ctx, char *buf, size_t cap) {
-    snprintf(buf, cap, "%s [%s]: keys %s values %s n=%llu %s %s bits [%u,%u) seed %#llx", test_device_label(ctx),
+    snprintf(buf, cap, "%s [%s]: keys %s values %s%s n=%llu %s %s bits [%u,%u) seed %#llx", test_device_label(ctx),
              c->cfg->name, key_names[c->key_type], value_names[c->value_type == CLPERM_TYPE_U32   ? 1
                                                                : c->value_type == CLPERM_TYPE_U64 ? 2
                                                                                                    : 0],
-             (unsigned long long)c->n, pattern_names[c->pattern], c->order.descending ? "descending" : "ascending",
+             c->argsort ? " (argsort)" : "", (unsigned long long)c->n, pattern_names[c->pattern], c->order.descending ? "descending" : "ascending",
              c->order.bit_lo, c->order.bit_hi, (unsigned long long)c->seed);
 }
 
@@ -211,10 +216,15 @@ static int check_sort(clperm_ctx *ctx, const sort_case *c) {
     fill_values(vals, c->value_type, n);
     memcpy(want, keys, (size_t)n * ks);
     memcpy(wantv, vals, (size_t)n * vs);
+    if (c->argsort) {
+        /* The host sorts positions along; the device's values start as anything. */
+        for (uint64_t i = 0; i < n; i++) memcpy((char *)wantv + i * vs, &i, vs);
+        test_fill_random(vals, (size_t)n * vs, c->seed ^ 0xA5);
+    }
     clperm_sort_host_request hr = {c->key_type, want, c->value_type, vs ? wantv : NULL, n, c->order};
     cr_assert_eq(clperm_sort_host(&hr), CLPERM_SUCCESS, "%s: host sort", what);
     cl_mem dk = canary_buffer(ctx, keys, n, ks), dv = vs ? canary_buffer(ctx, vals, n, vs) : NULL;
-    clperm_sort_request req = {c->key_type, dk, c->value_type, dv, n, c->order, NULL, NULL};
+    clperm_sort_request req = {c->key_type, dk, c->value_type, dv, n, c->order, NULL, NULL, c->argsort};
     cl_event ev = NULL;
     clperm_status st = clperm_sort(ctx, &req, 0, NULL, &ev);
     int ran = st != CLPERM_ERROR_UNSUPPORTED;
@@ -396,7 +406,7 @@ Test(sort, device_equals_host) {
                     if (t != 0 || v == 2 || (!first && v == 0)) continue;
 #endif
                     for (size_t s = 0; s < nsizes && type_in(cfg, t, v); s++) {
-                        sort_case c = {cfg, key_types[t], value_types[v], sizes[s], RANDOM, {0, 0, 0}, seed + s * 7 + t};
+                        sort_case c = {cfg, key_types[t], value_types[v], sizes[s], RANDOM, {0, 0, 0}, seed + s * 7 + t, 0};
                         ran += check_sort(ctx, &c);
                     }
                 }
@@ -407,7 +417,7 @@ Test(sort, device_equals_host) {
                     if (!(pattern == FEW && t == 0) && !(pattern == SPECIAL && t == 5)) continue;
 #endif
                     if (!type_in(cfg, t, 1) && !(pattern == SPECIAL && (t == 2 || t == 5))) continue;
-                    sort_case c = {cfg, key_types[t], CLPERM_TYPE_U32, n, pattern, {0, 0, 0}, seed + 100};
+                    sort_case c = {cfg, key_types[t], CLPERM_TYPE_U32, n, pattern, {0, 0, 0}, seed + 100, 0};
                     if (first) ran += check_sort(ctx, &c);
                     c.order.descending = 1;
                     ran += check_sort(ctx, &c);
@@ -420,9 +430,22 @@ Test(sort, device_equals_host) {
             for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++)
                 for (size_t t = 0; t < 6; t++) {
                     if (!type_in(cfg, t, 2) && t != 0) continue;
-                    sort_case c = {cfg, key_types[t], CLPERM_TYPE_U64, n, r ? FEW : SMALL, ranges[r], seed + 200 + r};
+                    sort_case c = {cfg, key_types[t], CLPERM_TYPE_U64, n, r ? FEW : SMALL, ranges[r], seed + 200 + r, 0};
                     ran += check_sort(ctx, &c);
                 }
+            /* Argsort: positions made by the first pass that runs (or by none, all keys equal). */
+            const uint64_t arg_sizes[] = {1, 2, tile + 1, n};
+            const int arg_patterns[] = {RANDOM, FEW, EQUAL, ONE_HIGH};
+            for (size_t v = 1; v < 3; v++)
+                for (size_t s = 0; s < sizeof arg_sizes / sizeof arg_sizes[0]; s++)
+                    for (size_t q = 0; q < sizeof arg_patterns / sizeof arg_patterns[0]; q++) {
+#ifdef CLPERM_TEST_SMALL
+                        if (v == 2 || (q && s + 1 < sizeof arg_sizes / sizeof arg_sizes[0])) continue;
+#endif
+                        sort_case c = {cfg,      key_types[v == 2 ? 5 : 0], value_types[v], arg_sizes[s],
+                                       arg_patterns[q], {q == 1, 0, 0}, seed + 300 + s, 1};
+                        ran += check_sort(ctx, &c);
+                    }
             cr_log_info("%s: %s: %d sorts", test_device_label(ctx), cfg->name, ran);
         }
     }
@@ -435,7 +458,7 @@ Test(sort, large) {
     TEST_EACH_DEVICE(ctx) {
         for (size_t ci = 0; ci < 2; ci++) {
             if (apply(ctx, &configs[ci])) {
-                sort_case c = {&configs[ci], CLPERM_KEY_U32, CLPERM_TYPE_U32, (1u << 20) + 3, RANDOM, {0, 0, 0}, seed};
+                sort_case c = {&configs[ci], CLPERM_KEY_U32, CLPERM_TYPE_U32, (1u << 20) + 3, RANDOM, {0, 0, 0}, seed, 0};
                 check_sort(ctx, &c);
                 c.key_type = CLPERM_KEY_F64;
                 c.value_type = 0;
@@ -473,7 +496,7 @@ static void check_segmented(clperm_ctx *ctx, clperm_key_type kt, clperm_type vt,
     cr_assert_eq(clperm_sort_segmented_host(&hr, ob, ot, count), CLPERM_SUCCESS);
     cl_mem dk = canary_buffer(ctx, keys, n, ks), dv = vs ? canary_buffer(ctx, vals, n, vs) : NULL;
     cl_mem doff = test_buffer(ctx, (count + 1) * os, ob);
-    clperm_sort_request req = {kt, dk, vt, dv, n, order, NULL, NULL};
+    clperm_sort_request req = {kt, dk, vt, dv, n, order, NULL, NULL, 0};
     clperm_segments segs = {doff, ot, count};
     cl_event ev = NULL;
     clperm_status st = clperm_sort_segmented(ctx, &req, &segs, 0, NULL, &ev);
@@ -576,7 +599,7 @@ Test(sort_segmented, bad_offsets_refused) {
         const uint32_t bad[][5] = {{0, 10, 5, 20, 30}, {0, 10, 20, 30, 65}, {70, 80, 90, 100, 110}, {0, 0, 0, 0, 65}};
         for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
             cl_mem dk = canary_buffer(ctx, keys, 64, 4), doff = test_buffer(ctx, sizeof bad[b], bad[b]);
-            clperm_sort_request req = {CLPERM_KEY_U32, dk, 0, NULL, 64, {0, 0, 0}, NULL, NULL};
+            clperm_sort_request req = {CLPERM_KEY_U32, dk, 0, NULL, 64, {0, 0, 0}, NULL, NULL, 0};
             clperm_segments segs = {doff, CLPERM_TYPE_U32, 4};
             cr_assert_eq(clperm_sort_segmented(ctx, &req, &segs, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT,
                          "bad offsets %zu accepted", b);
@@ -611,7 +634,7 @@ Test(sort_segmented, bad_offsets_refused) {
                 for (int i = 0; i < 3; i++) off64[i] = small[s].off[i];
                 cl_mem dk = canary_buffer(ctx, keys, 64, 4);
                 cl_mem doff = wide ? test_buffer(ctx, sizeof off64, off64) : test_buffer(ctx, sizeof small[s].off, small[s].off);
-                clperm_sort_request req = {CLPERM_KEY_U32, dk, 0, NULL, small[s].n, {0, 0, 0}, NULL, NULL};
+                clperm_sort_request req = {CLPERM_KEY_U32, dk, 0, NULL, small[s].n, {0, 0, 0}, NULL, NULL, 0};
                 clperm_segments segs = {doff, wide ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32, small[s].count};
                 clperm_status st = clperm_sort_segmented(ctx, &req, &segs, 0, NULL, NULL);
                 cr_assert_eq(st, small[s].want, "n %llu, count %llu, case %zu (%s offsets): %s",
@@ -716,7 +739,7 @@ Test(sort, bad_input_refused) {
         cl_mem keys = filled_buffer(ctx, n * 4, CL_MEM_READ_WRITE), vals = filled_buffer(ctx, n * 8, CL_MEM_READ_WRITE);
         cl_mem small = filled_buffer(ctx, n * 4 - 4, CL_MEM_READ_WRITE), ro = filled_buffer(ctx, n * 4, CL_MEM_READ_ONLY);
         cl_mem tk = filled_buffer(ctx, n * 4, CL_MEM_READ_WRITE), tv = filled_buffer(ctx, n * 8, CL_MEM_READ_WRITE);
-        const clperm_sort_request good = {CLPERM_KEY_U32, keys, CLPERM_TYPE_U64, vals, n, {0, 0, 0}, tk, tv};
+        const clperm_sort_request good = {CLPERM_KEY_U32, keys, CLPERM_TYPE_U64, vals, n, {0, 0, 0}, tk, tv, 0};
         struct {
             const char *what;
             clperm_sort_request req;
@@ -764,6 +787,13 @@ Test(sort, bad_input_refused) {
             st = clperm_sort_segmented(ctx, &cases[i].req, &segs, 0, NULL, NULL);
             cr_assert_eq(st, cases[i].want, "segmented, %s: %s", cases[i].what, clperm_status_name(st));
         }
+        /* Argsort: without values, and in the segmented sort, which does not make positions. */
+        clperm_sort_request arg = good;
+        arg.argsort = 1;
+        clperm_segments arg_segs = {vals, CLPERM_TYPE_U32, 4};
+        cr_assert_eq(clperm_sort_segmented(ctx, &arg, &arg_segs, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT);
+        arg.value_type = 0, arg.values = NULL, arg.temp_values = NULL;
+        cr_assert_eq(clperm_sort(ctx, &arg, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT);
         cr_assert_eq(clperm_sort(ctx, NULL, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT);
         cr_assert_eq(clperm_sort(ctx, &good, 1, NULL, NULL), CLPERM_ERROR_INVALID_EVENT_LIST);
         cr_assert_eq(clperm_sort(NULL, &good, 0, NULL, NULL), CLPERM_ERROR_INVALID_CONTEXT);
@@ -804,7 +834,7 @@ Test(sort, beyond_four_gibibytes) {
         for (uint64_t i = 0; i < n; i++) sum += keys[i], squares += (uint64_t)keys[i] * keys[i];
         cl_mem dk = test_buffer(ctx, n * 4, keys);
         cr_assert(dk);
-        clperm_sort_request req = {CLPERM_KEY_U32, dk, 0, NULL, n, {0, 0, 0}, NULL, NULL};
+        clperm_sort_request req = {CLPERM_KEY_U32, dk, 0, NULL, n, {0, 0, 0}, NULL, NULL, 0};
         clperm_status st = clperm_sort(ctx, &req, 0, NULL, NULL);
         cr_assert_eq(st, CLPERM_SUCCESS, "%s: %s", test_device_label(ctx), clperm_status_name(st));
         cr_assert_eq(test_read(ctx, dk, n * 4, keys), 0);

@@ -332,7 +332,7 @@ static int check_sort(clperm_ctx *ctx, clperm_key_type key, clperm_type value, u
         else ((uint32_t *)vals)[i] = (uint32_t)i;
     }
     cl_mem k = test_buffer(ctx, n * ks, keys), v = value ? test_buffer(ctx, n * vs, vals) : NULL;
-    clperm_sort_request req = {key, k, value, v, n, {0}, NULL, NULL};
+    clperm_sort_request req = {key, k, value, v, n, {0}, NULL, NULL, 0};
     clperm_status st = clperm_sort(ctx, &req, 0, NULL, NULL);
     clperm_sort_host_request host = {key, keys, value, value ? vals : NULL, n, {0}};
     clperm_sort_host(&host);
@@ -360,7 +360,7 @@ static int check_segmented(clperm_ctx *ctx, uint64_t n) {
         offsets[++count] = (uint32_t)at;
     }
     cl_mem k = test_buffer(ctx, n * 4, keys), off = test_buffer(ctx, (count + 1) * 4, offsets);
-    clperm_sort_request req = {CLPERM_KEY_U32, k, 0, NULL, n, {0}, NULL, NULL};
+    clperm_sort_request req = {CLPERM_KEY_U32, k, 0, NULL, n, {0}, NULL, NULL, 0};
     clperm_segments segs = {off, CLPERM_TYPE_U32, count};
     clperm_status st = clperm_sort_segmented(ctx, &req, &segs, 0, NULL, NULL);
     clperm_sort_host_request host = {CLPERM_KEY_U32, keys, 0, NULL, n, {0}};

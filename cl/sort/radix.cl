@@ -7,7 +7,8 @@
  * its keys, below). Optional: CLPERM_SORT_ATOM64 (1: the look-back
  * words through cl_khr_int64_base_atomics; 0: volatile 64-bit loads and stores, which NVIDIA
  * makes single accesses), CLPERM_SORT_SUB (rank 3: keys per partitioned sub-segment),
- * CLPERM_SORT_TRACE (record local-memory accesses).
+ * CLPERM_SORT_TRACE (record local-memory accesses), CLPERM_SORT_IOTA (argsort: positions as
+ * values).
  *
  * A key's digit is `bits` bits of its order-preserving form (sort_key.h, masks pos_xor and
  * neg_xor, which also make a descending sort) from `shift` up. A tile is WG * ITEMS keys.
@@ -17,12 +18,17 @@
  *                           first pass): per work-group in local memory, then added into
  *                           global u32 pairs (low word, carry into the high word).
  *   clperm_radix_bins       one work-group per pass: the exclusive scan of the pass's digit
- *                           counts (where each digit starts in the output); zeroes the counts.
+ *                           counts (where each digit starts in the output), and whether one
+ *                           digit holds every key; zeroes the counts.
  *   clperm_radix_onesweep   one pass: tiles in the order a counter hands them out; each ranks its
  *                           keys by digit in local memory, publishes its digit counts as soon as
  *                           they are known, looks back over earlier tiles' (decoupled look-back,
  *                           one digit per work-item, SORT_LOOK_WINDOW tiles' words at a time),
  *                           and writes its keys (and values) out, each digit's keys together.
+ *                           The passes after the last digit that varies return at once
+ *                           (SORT_RUN_SKIP).
+ *   clperm_radix_finish     after the passes: the keys back from the temp buffers where an odd
+ *                           number ran; positions as values where argsort ran no pass.
  *   clperm_radix_count      reduce-then-scan: the digit counts of each tile, digit-major.
  *   clperm_radix_scatter    reduce-then-scan: the Onesweep pass with the tile's offsets read from
  *                           the scanned counts instead of looked back for.
@@ -48,6 +54,9 @@
 #endif
 #ifndef CLPERM_SORT_ATOM64
 #define CLPERM_SORT_ATOM64 1
+#endif
+#ifndef CLPERM_SORT_IOTA
+#define CLPERM_SORT_IOTA 0 /* 1: argsort's programs, whose first pass can make the values */
 #endif
 #ifndef CLPERM_SORT_TRACE
 #define CLPERM_SORT_TRACE 0
@@ -293,8 +302,9 @@ SORT_UNROLL
     }
 }
 
-/* Work-group p: bins[p * R + d] = the count of pass p's digits below d, from hist, which it
- * leaves zero for the next sort. */
+/* Work-group p of P: bins[p * R + d] = the count of pass p's digits below d, from hist, which it
+ * leaves zero for the next sort; bins[P * R + p] = 1 when one digit holds every key (the pass
+ * would leave them where they are), else 0. */
 __kernel CLPERM_KERNEL_ATTRS void clperm_radix_bins(__global uint *hist, __global ulong *bins) {
     __local ulong lb[SORT_R];
     const uint lid = (uint)get_local_id(0);
@@ -306,12 +316,14 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_radix_bins(__global uint *hist, __globa
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
-        ulong run = 0;
+        ulong run = 0, most = 0;
         for (uint d = 0; d < SORT_R; d++) {
             ulong c = lb[d];
             lb[d] = run;
             run += c;
+            most = max(most, c);
         }
+        bins[(ulong)get_num_groups(0) * SORT_R + get_group_id(0)] = most == run;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint d = lid; d < SORT_R; d += SORT_WG) bins[(ulong)get_group_id(0) * SORT_R + d] = lb[d];
@@ -385,7 +397,7 @@ inline void sort_sg_sync(__local ulong *scr) {
 inline void
 sort_tile(const __global sort_key *kin, __global sort_key *kout, const __global sort_val *vin,
           __global sort_val *vout, ulong n, sort_key px, sort_key nx, uint shift, uint bits, uint label_xor,
-          uint tile, int prefix, volatile __global ulong *status, uint epoch, const __global ulong *bins,
+          int iota, uint tile, int prefix, volatile __global ulong *status, uint epoch, const __global ulong *bins,
           const __global sort_count *offsets, uint tiles, __local ulong *run, __local ulong *lds,
           __local uint *tcount, __local uint *tstart, __local ulong *obase, __local uint *sg_tot,
           __local ulong *scr
@@ -398,7 +410,7 @@ sort_tile(const __global sort_key *kin, __global sort_key *kout, const __global 
     const uint valid = (uint)min((ulong)SORT_TILE, n - base);
     __local uint *lw = (__local uint *)lds;
     uint total;
-    (void)label_xor, (void)vin, (void)vout;
+    (void)label_xor, (void)vin, (void)vout, (void)iota;
 #if CLPERM_SORT_TRACE
     (void)sort_rec, (void)sort_step_p, (void)sort_trace_cap_f;
 #endif
@@ -433,8 +445,9 @@ SORT_UNROLL
 #if CLPERM_SORT_VALUE_BYTES && CLPERM_NVIDIA
     /* The tile's values into L2 while the keys are ranked, one 128-byte line a work-item, so
      * that their loads after the keys' writes find them there. */
-    for (uint e = lid * (128u / (uint)sizeof(sort_val)); e < valid; e += SORT_WG * (128u / (uint)sizeof(sort_val)))
-        asm volatile("prefetch.global.L2 [%0];" ::"l"(vin + base + e));
+    if (!iota)
+        for (uint e = lid * (128u / (uint)sizeof(sort_val)); e < valid; e += SORT_WG * (128u / (uint)sizeof(sort_val)))
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(vin + base + e));
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
     /* Rank within the subgroup, round by round. */
@@ -590,7 +603,7 @@ SORT_UNROLL
 SORT_UNROLL
     for (uint j = 0; j < SORT_ITEMS; j++) {
         uint e = SORT_POS(j);
-        v[j] = e < valid ? vin[base + e] : (sort_val)0;
+        v[j] = e >= valid ? (sort_val)0 : iota ? (sort_val)(base + e) : vin[base + e];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 SORT_UNROLL
@@ -613,38 +626,92 @@ SORT_UNROLL
 #define SORT_TILE_TRACE
 #endif
 
-/* One Onesweep pass: bins + pass * R holds this pass's digit starts (clperm_radix_bins); status
- * R words per tile; tile numbers come from *counter less tile_base. */
+/* How a pass or clperm_radix_finish runs (its `run` argument): */
+#define SORT_RUN_SKIP 1u /* the passes after the last digit that varies (clperm_radix_bins'
+                          * flags after its P * R starts) return at once */
+#define SORT_RUN_IOTA 2u /* pass 0 takes each key's position for its value (CLPERM_SORT_IOTA's
+                          * programs only) */
+
+/* The passes up to the last one whose digit varies (all `passes` without SORT_RUN_SKIP): the
+ * ones that move keys. */
+inline uint sort_passes_moving(const __global ulong *bins, uint passes, uint run) {
+    if (!(run & SORT_RUN_SKIP)) return passes;
+    uint last = 0;
+    /* Unrolled to the most passes a key has, so that the loads go out together. */
+#pragma unroll
+    for (uint q = 0; q < SORT_PASSES_MAX; q++)
+        if (q < passes && bins[(ulong)passes * SORT_R + q] == 0) last = q + 1;
+    return last;
+}
+
+/* One Onesweep pass of `passes`: bins + pass * R holds this pass's digit starts
+ * (clperm_radix_bins); status R words per tile; tile numbers come from *counter less tile_base. */
 __kernel CLPERM_KERNEL_ATTRS void clperm_radix_onesweep(const __global sort_key *kin, __global sort_key *kout,
                                                         const __global sort_val *vin, __global sort_val *vout,
                                                         ulong off, ulong n, ulong pos_xor, ulong neg_xor, uint shift,
                                                         uint bits, uint label_xor, volatile __global uint *counter,
                                                         uint tile_base, volatile __global ulong *status, uint epoch,
-                                                        const __global ulong *bins, uint pass SORT_TRACE_PARAMS) {
+                                                        const __global ulong *bins, uint pass, uint passes,
+                                                        uint run SORT_TRACE_PARAMS) {
     __local ulong lds[SORT_LDS_WORDS];
-    __local uint tcount[SORT_R], tstart[SORT_R], sg_tot[CLPERM_SG_MAX_COUNT], tile_sh;
+    __local uint tcount[SORT_R], tstart[SORT_R], sg_tot[CLPERM_SG_MAX_COUNT], tile_sh, skip_sh;
     __local ulong obase[SORT_R];
     CLPERM_SG_SCRATCH_DECL(scr);
     SORT_TRACE_BEGIN;
-    if (get_local_id(0) == 0) tile_sh = atomic_inc(counter) - tile_base;
+    /* Every work-group takes its tile number, a skipped pass's too: the next pass counts on it.
+     * The pass's flag is read in the same wait. */
+    if (get_local_id(0) == 0) {
+        tile_sh = atomic_inc(counter) - tile_base;
+        skip_sh = (run & SORT_RUN_SKIP) ? (uint)bins[(ulong)passes * SORT_R + pass] : 0u;
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
     kin += off;
     kout += off;
     vin += off;
     vout += off;
+    const int iota = CLPERM_SORT_IOTA && (run & SORT_RUN_IOTA) && pass == 0;
+    /* After the last digit that varies, nothing moves. A pass of a digit that does not vary
+     * before it runs as any other (a copy here would cost the pass kernel registers). */
+    if (skip_sh && pass >= sort_passes_moving(bins, passes, run)) {
+        SORT_TRACE_END;
+        return;
+    }
     bins += (ulong)pass * SORT_R;
-    sort_tile(kin, kout, vin, vout, n, (sort_key)pos_xor, (sort_key)neg_xor, shift, bits, label_xor, tile_sh,
+    sort_tile(kin, kout, vin, vout, n, (sort_key)pos_xor, (sort_key)neg_xor, shift, bits, label_xor, iota, tile_sh,
               SORT_PREFIX_LOOKBACK, status, epoch, bins, 0, 0, 0, lds, tcount, tstart, obase, sg_tot,
               scr SORT_TILE_TRACE);
     SORT_TRACE_END;
 }
 
-/* The reduce-then-scan pass: offsets holds the exclusive scan of clperm_radix_count's counts. */
+/* After the passes (clperm_radix_onesweep's `run` and `passes`): where an odd number moved the
+ * keys, they (and their values) come back from buffer 1 to 0; where none did and SORT_RUN_IOTA
+ * is set, v0 gets the positions. With passes 0 and SORT_RUN_IOTA: v0 = 0, 1, ..., n - 1. */
+__kernel CLPERM_KERNEL_ATTRS void clperm_radix_finish(__global sort_key *k0, const __global sort_key *k1,
+                                                      __global sort_val *v0, const __global sort_val *v1, ulong off,
+                                                      ulong n, const __global ulong *bins, uint passes, uint run) {
+    const uint moved = sort_passes_moving(bins, passes, run);
+    const int copy = (moved & 1u) != 0, iota = CLPERM_SORT_IOTA && (run & SORT_RUN_IOTA) && moved == 0;
+    (void)v0, (void)v1;
+    if (!copy && !iota) return;
+    k0 += off;
+    k1 += off;
+    v0 += off;
+    v1 += off;
+    for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {
+        if (copy) k0[i] = k1[i];
+#if CLPERM_SORT_VALUE_BYTES
+        v0[i] = copy ? v1[i] : (sort_val)i;
+#endif
+    }
+}
+
+/* The reduce-then-scan pass: offsets holds the exclusive scan of clperm_radix_count's counts;
+ * iota: the keys' positions are their values. */
 __kernel CLPERM_KERNEL_ATTRS void clperm_radix_scatter(const __global sort_key *kin, __global sort_key *kout,
                                                        const __global sort_val *vin, __global sort_val *vout,
                                                        ulong off, ulong n, ulong pos_xor, ulong neg_xor, uint shift,
                                                        uint bits, uint label_xor, const __global sort_count *offsets,
-                                                       uint tiles, ulong block SORT_TRACE_PARAMS) {
+                                                       uint tiles, ulong block, uint iota SORT_TRACE_PARAMS) {
     __local ulong lds[SORT_LDS_WORDS];
     __local uint tcount[SORT_R], tstart[SORT_R], sg_tot[CLPERM_SG_MAX_COUNT];
     __local ulong obase[SORT_R];
@@ -656,8 +723,9 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_radix_scatter(const __global sort_key *
     vin += off;
     vout += off;
     sort_tile(kin, kout, vin, vout, n, (sort_key)pos_xor, (sort_key)neg_xor, shift, bits, label_xor,
-              (uint)get_group_id(0), SORT_PREFIX_COUNTS, 0, 0, 0, offsets, tiles, 0, lds, tcount, tstart, obase, sg_tot,
-              scr SORT_TILE_TRACE);
+              CLPERM_SORT_IOTA && iota != 0,
+              (uint)get_group_id(0), SORT_PREFIX_COUNTS, 0, 0, 0, offsets, tiles, 0, lds, tcount, tstart, obase,
+              sg_tot, scr SORT_TILE_TRACE);
     SORT_TRACE_END;
 }
 
@@ -696,7 +764,7 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_radix_segments(__global sort_key *keys,
         for (uint d = lid; d < SORT_R; d += SORT_WG) run[d] = tstart[d];
         barrier(CLK_LOCAL_MEM_FENCE);
         for (uint t = 0; t < tiles; t++) {
-            sort_tile(kin, kb[!(pass & 1)], vb[pass & 1], vb[!(pass & 1)], len, px, nx, shift, bits, 0, t,
+            sort_tile(kin, kb[!(pass & 1)], vb[pass & 1], vb[!(pass & 1)], len, px, nx, shift, bits, 0, 0, t,
                       SORT_PREFIX_LOCAL, 0, 0, 0, 0, 0, run, lds, tcount, tstart, obase, sg_tot, scr);
             barrier(CLK_LOCAL_MEM_FENCE);
         }

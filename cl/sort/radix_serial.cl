@@ -12,18 +12,18 @@
  */
 #define SORT_DIGIT(k) ((uint)(CLPERM_KEY_ORDER((k), SORT_KEY_BITS, px, nx) >> shift) & mask)
 
-/* Keys [begin, end) of kin (and their values) in order to kout (vout) at o[digit]++: a stable
- * scatter. */
+/* Keys [begin, end) of kin (and their values; with iota, their positions) in order to kout
+ * (vout) at o[digit]++: a stable scatter. */
 inline void sort_scatter_run(const __global sort_key *kin, __global sort_key *kout, const __global sort_val *vin,
                              __global sort_val *vout, ulong begin, ulong end, ulong *o, sort_key px, sort_key nx,
-                             uint shift, uint mask) {
-    (void)vin, (void)vout;
+                             uint shift, uint mask, uint iota) {
+    (void)vin, (void)vout, (void)iota;
     for (ulong i = begin; i < end; i++) {
         sort_key k = kin[i];
         ulong p = o[SORT_DIGIT(k)]++;
         kout[p] = k;
 #if CLPERM_SORT_VALUE_BYTES
-        vout[p] = vin[i];
+        vout[p] = iota ? (sort_val)i : vin[i];
 #endif
     }
 }
@@ -53,14 +53,14 @@ __kernel void clperm_radix_count(const __global sort_key *keys, ulong off, ulong
 __kernel void clperm_radix_scatter(const __global sort_key *kin, __global sort_key *kout, const __global sort_val *vin,
                                    __global sort_val *vout, ulong off, ulong n, ulong pos_xor, ulong neg_xor,
                                    uint shift, uint bits, uint label_xor, const __global sort_count *offsets,
-                                   uint blocks, ulong block) {
+                                   uint blocks, ulong block, uint iota) {
     const uint b = (uint)get_group_id(0), mask = (1u << bits) - 1u;
     const sort_key px = (sort_key)pos_xor, nx = (sort_key)neg_xor;
     const ulong begin = (ulong)b * block, end = min(n, begin + block);
     ulong o[SORT_R];
     (void)label_xor;
     for (uint d = 0; d < SORT_R; d++) o[d] = offsets[(ulong)d * blocks + b];
-    sort_scatter_run(kin + off, kout + off, vin + off, vout + off, begin, end, o, px, nx, shift, mask);
+    sort_scatter_run(kin + off, kout + off, vin + off, vout + off, begin, end, o, px, nx, shift, mask, iota);
 }
 
 #define SORT_SHORT 32
@@ -116,7 +116,7 @@ __kernel void clperm_radix_segments(__global sort_key *keys, __global sort_key *
             o[d] = run;
             run += c;
         }
-        sort_scatter_run(kin, kout, vin, vout, 0, len, o, px, nx, shift, mask);
+        sort_scatter_run(kin, kout, vin, vout, 0, len, o, px, nx, shift, mask, 0);
     }
     if (pass & 1)
         for (ulong i = 0; i < len; i++) {

@@ -22,7 +22,7 @@ clperm_status clperm__dist_sort_local(clperm_dist *d, const clperm__dist_sort_st
     clperm_status st = clFinish(d->queue);
     double t0 = MPI_Wtime();
     clperm_sort_request req = {s->key_type, s->keys, s->value_type, s->value_type ? s->values : NULL, s->n,
-                               {0, 0, s->bits}, NULL, NULL};
+                               {0, 0, s->bits}, NULL, NULL, 0};
     if (st == CLPERM_SUCCESS && s->n >= 2) st = clperm_sort(d->ctx, &req, 0, NULL, NULL); /* 0 or 1: sorted */
     if (st == CLPERM_SUCCESS) st = clFinish(d->queue);
     d->stats.sort_seconds += MPI_Wtime() - t0;

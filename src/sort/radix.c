@@ -111,14 +111,18 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
     }
     p->tiles = (n + p->tile - 1) / p->tile;
     CLPERM_RETURN_IF(p->tiles >= (UINT64_C(1) << 31), CLPERM_ERROR_SIZE_OVERFLOW);
+    /* Onesweep's histogram shows which digits do not vary; its passes skip them, choosing their
+     * buffers on the device. The tile partitions (rank 3) reorder a pass's input before it from
+     * the host, and a trace runs one pass: both run every pass. */
+    p->skip = p->algorithm == 2 && !trace && p->rank != CLPERM_RANK_PRESORTED;
     int atom64 = ctx->profile.vendor != CLPERM_VENDOR_NVIDIA && ctx->profile.atomics64;
     clperm__buf o = clperm__buf_on(p->options, sizeof p->options);
     clperm__buf_add(&o,
                     "-DCLPERM_SORT_KEY64=%d -DCLPERM_SORT_VALUE_BYTES=%zu -DCLPERM_SORT_BITS=%u -DCLPERM_SORT_ITEMS=%u "
                     "-DCLPERM_SORT_RANK=%d -DCLPERM_SORT_COUNT64=%d -DCLPERM_SORT_ATOM64=%d -DCLPERM_SORT_SUB=%llu "
-                    "-DCLPERM_SORT_TRACE=%d -DCLPERM_SORT_UNROLL=%d",
+                    "-DCLPERM_SORT_TRACE=%d -DCLPERM_SORT_UNROLL=%d -DCLPERM_SORT_IOTA=%d",
                     ks == 8, vs, p->digit_bits, p->items, p->rank, p->count64, atom64, (unsigned long long)p->sub,
-                    trace, (ctx->profile.device_type & CL_DEVICE_TYPE_GPU) != 0);
+                    trace, (ctx->profile.device_type & CL_DEVICE_TYPE_GPU) != 0, job->argsort);
     /* ptxas takes the cap only where the kernels do not require their work-group size. */
     if (p->regs) clperm__buf_add(&o, " -DCLPERM_NO_REQD_WG=1 -cl-nv-maxrregcount=%d", p->regs);
     CLPERM_TRY(clperm__buf_status(&o));
@@ -137,7 +141,7 @@ int clperm__sort_param(const clperm_ctx *ctx, clperm_param param, int *value) {
     default: return 0;
     }
     /* As a sort of u32 keys plans them; no keys: the serial kernels' smallest block. */
-    clperm__radix_job job = {CLPERM_KEY_U32, 0, NULL, NULL, NULL, NULL, 0, 0, {32, 0, 32, 0, 0, 0}};
+    clperm__radix_job job = {CLPERM_KEY_U32, 0, NULL, NULL, NULL, NULL, 0, 0, {32, 0, 32, 0, 0, 0}, 0};
     clperm__radix_plan p;
     if (clperm__radix_plan_job(ctx, &job, 0, 1, &p) != CLPERM_SUCCESS) {
         *value = ctx->params[param];
@@ -229,6 +233,32 @@ static clperm_status presort(clperm_ctx *ctx, const clperm__radix_plan *p, const
     return st;
 }
 
+/* How the pass and finish kernels run (radix.cl's SORT_RUN_*). */
+#define RUN_SKIP 1u
+#define RUN_IOTA 2u
+
+/* clperm_radix_finish over the job's buffers after `passes` passes run as `run` says. */
+static clperm_status finish(clperm_ctx *ctx, const clperm__radix_plan *p, const clperm__radix_job *job,
+                            cl_uint passes, cl_uint run, wait_list *wait, cl_event *event) {
+    cl_kernel kf;
+    CLPERM_TRY(clperm__radix_kernel(ctx, p, "clperm_radix_finish", &kf));
+    cl_ulong off = job->off, n = job->n;
+    clperm__args a = {kf, 0, CL_SUCCESS};
+    CLPERM__ARG(a, job->keys);
+    CLPERM__ARG(a, job->temp_keys);
+    CLPERM__ARG(a, job->values);
+    CLPERM__ARG(a, job->temp_values);
+    CLPERM__ARG(a, off);
+    CLPERM__ARG(a, n);
+    CLPERM__ARG(a, ctx->sort_bins.mem);
+    CLPERM__ARG(a, passes);
+    CLPERM__ARG(a, run);
+    CLPERM_TRY(a.err);
+    uint64_t groups = 16 * (uint64_t)ctx->profile.compute_units;
+    if (groups > p->tiles) groups = p->tiles;
+    return enqueue(ctx, kf, groups, p->wg, wait, event);
+}
+
 static clperm_status run_onesweep(clperm_ctx *ctx, const clperm__radix_plan *p, const clperm__radix_job *job,
                                   cl_mem trace, cl_uint trace_cap, wait_list *wait, int last_is_pass, cl_event *event) {
     size_t r = (size_t)1 << p->digit_bits;
@@ -244,7 +274,8 @@ static clperm_status run_onesweep(clperm_ctx *ctx, const clperm__radix_plan *p, 
                                        NULL, NULL));
         ctx->sort_hist_dirty = 0;
     }
-    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->sort_bins, p->passes * r * sizeof(cl_ulong), 0, NULL));
+    /* Each pass's digit starts, then a flag per pass: the digit does not vary. */
+    CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->sort_bins, p->passes * (r + 1) * sizeof(cl_ulong), 0, NULL));
     CLPERM_TRY(clperm__scratch_reserve(ctx, &ctx->sort_status, (size_t)(p->tiles * r * sizeof(cl_ulong)), 1, &grown));
     if (grown) ctx->sort_epoch = 1;
     if (ctx->sort_epoch + p->passes >= EPOCH_LIMIT) {
@@ -280,15 +311,18 @@ static clperm_status run_onesweep(clperm_ctx *ctx, const clperm__radix_plan *p, 
     ctx->sort_hist_dirty = 0;
     cl_mem kbuf[2] = {job->keys, job->temp_keys}, vbuf[2] = {job->values, job->temp_values};
     unsigned passes = p->trace ? 1 : p->passes;
+    cl_uint run = (p->skip ? RUN_SKIP : 0) | (job->argsort && p->rank != CLPERM_RANK_PRESORTED ? RUN_IOTA : 0);
+    cl_uint all = p->passes;
     for (unsigned pass = 0; pass < passes; pass++) {
         cl_uint shift, bits, lx, epoch = ctx->sort_epoch;
         pass_digit(p, job, pass, &shift, &bits);
         lx = label_xor(job, bits);
-        cl_mem kin = kbuf[pass & 1], vin = vbuf[pass & 1];
+        unsigned from = pass & 1;
+        cl_mem kin = kbuf[from], vin = vbuf[from];
         if (p->rank == CLPERM_RANK_PRESORTED) CLPERM_TRY(presort(ctx, p, job, kin, vin, shift, bits, wait));
         clperm__args a = {ko, 0, CL_SUCCESS};
-        pass_args(&a, job, kin, kbuf[!(pass & 1)], job->value_bytes ? vin : NULL,
-                  job->value_bytes ? vbuf[!(pass & 1)] : NULL, shift, bits);
+        pass_args(&a, job, kin, kbuf[!from], job->value_bytes ? vin : NULL, job->value_bytes ? vbuf[!from] : NULL,
+                  shift, bits);
         cl_uint pass_index = pass;
         CLPERM__ARG(a, lx);
         CLPERM__ARG(a, ctx->sort_counter.mem);
@@ -297,16 +331,19 @@ static clperm_status run_onesweep(clperm_ctx *ctx, const clperm__radix_plan *p, 
         CLPERM__ARG(a, epoch);
         CLPERM__ARG(a, ctx->sort_bins.mem);
         CLPERM__ARG(a, pass_index);
+        CLPERM__ARG(a, all);
+        CLPERM__ARG(a, run);
         if (trace) {
             CLPERM__ARG(a, trace);
             CLPERM__ARG(a, trace_cap);
         }
         CLPERM_TRY(a.err);
-        int last = last_is_pass && pass + 1 == passes;
+        int last = last_is_pass && !p->skip && pass + 1 == passes;
         CLPERM_TRY(enqueue(ctx, ko, p->tiles, p->wg, wait, last ? event : NULL));
         ctx->sort_tile_base += (cl_uint)p->tiles;
         ctx->sort_epoch++;
     }
+    if (p->skip) CLPERM_TRY(finish(ctx, p, job, all, run, wait, last_is_pass ? event : NULL));
     return CLPERM_SUCCESS;
 }
 
@@ -353,6 +390,8 @@ static clperm_status run_reduce_then_scan(clperm_ctx *ctx, const clperm__radix_p
         CLPERM__ARG(as, cm);
         CLPERM__ARG(as, tiles);
         CLPERM__ARG(as, block);
+        cl_uint iota = job->argsort && pass == 0 && p->rank != CLPERM_RANK_PRESORTED;
+        CLPERM__ARG(as, iota);
         if (trace) {
             CLPERM__ARG(as, trace);
             CLPERM__ARG(as, trace_cap);
@@ -365,10 +404,11 @@ static clperm_status run_reduce_then_scan(clperm_ctx *ctx, const clperm__radix_p
 }
 
 clperm_status clperm__radix_prepare(clperm_ctx *ctx, const clperm__radix_plan *p) {
-    static const char *const onesweep[] = {"clperm_radix_histogram", "clperm_radix_bins", "clperm_radix_onesweep"};
-    static const char *const passes[] = {"clperm_radix_count", "clperm_radix_scatter"};
+    static const char *const onesweep[] = {"clperm_radix_histogram", "clperm_radix_bins", "clperm_radix_onesweep",
+                                           "clperm_radix_finish"};
+    static const char *const passes[] = {"clperm_radix_count", "clperm_radix_scatter", "clperm_radix_finish"};
     const char *const *names = p->algorithm == 2 ? onesweep : passes;
-    size_t count = p->algorithm == 2 ? 3 : 2;
+    size_t count = p->algorithm == 2 ? 4 : p->serial ? 2 : 3;
     cl_kernel k;
     for (size_t i = 0; i < count; i++) CLPERM_TRY(clperm__radix_kernel(ctx, p, names[i], &k));
     return CLPERM_SUCCESS;
@@ -379,8 +419,11 @@ clperm_status clperm__radix_run(clperm_ctx *ctx, const clperm__radix_plan *p, co
                                 cl_event *event) {
     wait_list wait = {num_events, events};
     /* After an even number of passes the keys are back in place; after an odd one they are in the
-     * temp buffers and a copy brings them back. */
-    int copy_back = !p->trace && (p->passes & 1);
+     * temp buffers and a copy brings them back (skipping passes, clperm_radix_finish decides). */
+    int copy_back = !p->trace && !p->skip && (p->passes & 1);
+    /* Positions as values: the first pass makes them, but where a tile partition reorders the
+     * values before it, they are written first. */
+    if (job->argsort && p->rank == CLPERM_RANK_PRESORTED) CLPERM_TRY(finish(ctx, p, job, 0, RUN_IOTA, &wait, NULL));
     if (p->algorithm == 2)
         CLPERM_TRY(run_onesweep(ctx, p, job, trace, trace_cap, &wait, !copy_back, event));
     else

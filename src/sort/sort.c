@@ -39,6 +39,9 @@ clperm_status clperm__sort_check_request(const clperm_ctx *ctx, const clperm_sor
     job->temp_keys = req->temp_keys;
     job->temp_values = vs ? req->temp_values : NULL;
     job->n = req->n;
+    /* Positions as values: a value type that holds them. */
+    CLPERM_RETURN_IF(req->argsort && (!vs || (vs == 4 && req->n > (UINT64_C(1) << 32))), CLPERM_ERROR_INVALID_ARGUMENT);
+    job->argsort = req->argsort != 0;
     return CLPERM_SUCCESS;
 }
 
@@ -70,6 +73,12 @@ static clperm_status sort_checked(clperm_ctx *ctx, const clperm_sort_request *re
     CLPERM_TRY(clperm__check_events(ctx, num_events, events));
     CLPERM_TRY(clperm__radix_plan_job(ctx, &job, 0, 1, &plan));
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
+    if (job.n == 1 && job.argsort) {
+        /* One key: its position, 0. */
+        const cl_ulong zero = 0;
+        return clEnqueueFillBuffer(ctx->queue, job.values, &zero, job.value_bytes, 0, job.value_bytes, num_events,
+                                   events, event);
+    }
     if (job.n <= 1) return clperm__empty_call(ctx, num_events, events, event);
     cl_mem own_keys = NULL, own_values = NULL;
     uint64_t temp_bytes = 0;

@@ -25,11 +25,13 @@ typedef struct clperm__radix_job {
     cl_mem keys, values, temp_keys, temp_values;
     uint64_t off, n;
     clperm__sort_bits bits;
+    int argsort; /* the values are written, not read: each key's position goes with it */
 } clperm__radix_job;
 
 /* How it runs on the context's device. */
 typedef struct clperm__radix_plan {
     int algorithm;       /* 1 reduce-then-scan, 2 Onesweep */
+    int skip;            /* Onesweep skips the passes of digits that do not vary */
     int serial;          /* serial kernels (one work-item per block) */
     int rank;            /* work-group kernels: CLPERM_PARAM_SORT_RANK's value */
     unsigned digit_bits; /* bits per digit */
