@@ -145,7 +145,7 @@ static cl_int run_sort(void *arg) {
     BENCH_ARG(st, b->sort_keys, 2, seed);
     if (st == CL_SUCCESS) st = bench_launch(d, b->sort_keys, r->n);
     if (st == CL_SUCCESS) st = clEnqueueCopyBuffer(d->queue, d->a, d->b, 0, 0, (size_t)r->n * 8, 0, NULL, NULL);
-    clperm_sort_request req = {CLPERM_KEY_U64, b->t1, CLPERM_TYPE_U64, d->b, r->n, {0, 0, 0}, b->t2, b->t3};
+    clperm_sort_request req = {CLPERM_KEY_U64, b->t1, CLPERM_TYPE_U64, d->b, r->n, {0, 0, 0}, b->t2, b->t3, 0};
     if (st == CL_SUCCESS) st = clperm_sort(d->ctx, &req, 0, NULL, NULL);
     return st;
 }
@@ -235,58 +235,24 @@ double bench_philox_inkernel(bench_dev *d, uint64_t n, const bench_timing *t, ch
 /* ---- Boost.Compute's peers ----------------------------------------------------------------- */
 
 int bench_have_boost_compute(void) {
-#ifdef CLPERM_BENCH_BC_PEER
+#ifdef CLPERM_BENCH_BOOST
     return 1;
 #else
     return 0;
 #endif
 }
 
-#ifdef CLPERM_BENCH_BC_PEER
-/* s in single quotes for the shell. */
-static void shell_quote(char *buf, size_t cap, const char *s) {
-    size_t k = 0;
-    if (k + 1 < cap) buf[k++] = '\'';
-    for (; *s && k + 5 < cap; s++) {
-        if (*s == '\'') {
-            memcpy(buf + k, "'\\''", 4);
-            k += 4;
-        } else {
-            buf[k++] = *s;
-        }
-    }
-    if (k + 1 < cap) buf[k++] = '\'';
-    buf[k] = 0;
-}
+#ifdef CLPERM_BENCH_BOOST
+int bench_bc_measure(cl_context context, cl_device_id device, const char *op, uint64_t n, int reps, int warmup,
+                     double *seconds, char *err, size_t errcap);
 #endif
 
-/* bench/bc_peer.cpp on the device of the same platform and device names: it prints
- * "n,seconds,runs" (the median of t->reps runs after t->warmup, fewer where a run is slow), or
- * "error,..." . */
 double bench_boost_compute(bench_dev *d, const char *op, uint64_t n, const bench_timing *t, char *err,
                            size_t errcap) {
-#ifdef CLPERM_BENCH_BC_PEER
-    char plat[300], dev[300], cmd[1024];
-    const char *what = !strcmp(op, "scan_exclusive") ? "scan" : op;
-    shell_quote(plat, sizeof plat, d->profile.platform_name);
-    shell_quote(dev, sizeof dev, d->profile.device_name);
-    snprintf(cmd, sizeof cmd, "'%s' %s %s %s %d %d %llu", CLPERM_BENCH_BC_PEER, what, plat, dev, t->reps, t->warmup,
-             (unsigned long long)n);
-    FILE *f = popen(cmd, "r");
-    if (!f) {
-        snprintf(err, errcap, "cannot run %s", CLPERM_BENCH_BC_PEER);
-        return -1;
-    }
-    char line[512] = "";
-    unsigned long long got = 0;
+#ifdef CLPERM_BENCH_BOOST
     double s = -1;
-    if (!fgets(line, sizeof line, f) || sscanf(line, "%llu,%lf", &got, &s) != 2 || got != n) {
-        line[strcspn(line, "\n")] = 0;
-        snprintf(err, errcap, "Boost.Compute: %s", line[0] ? line : "no output");
-        s = -1;
-    }
-    pclose(f);
-    return s;
+    const char *what = !strcmp(op, "scan_exclusive") ? "scan" : op;
+    return bench_bc_measure(d->context, d->device, what, n, t->reps, t->warmup, &s, err, errcap) == 0 ? s : -1;
 #else
     (void)d, (void)op, (void)n, (void)t;
     snprintf(err, errcap, "built without Boost.Compute (libboost-dev and a C++ compiler)");

@@ -1,17 +1,16 @@
-// Boost.Compute's algorithms on one OpenCL device: the OpenCL peers of clperm's sort, scan and
-// shuffle in `clperm bench` (variant boost-compute), which runs this program when it was built
-// (CMake builds it when a C++ compiler and Boost's headers are found).
-//
-//   clperm_bc_peer OP PLATFORM DEVICE REPS WARMUP N...
+// Boost.Compute's algorithms on the bench's own device: the OpenCL peers of clperm's sort, scan
+// and shuffle in `clperm bench` (variant boost-compute), compiled into the bench where CMake finds
+// a C++ compiler and Boost's headers. They run in the bench's process, on its context: a second
+// process may not see a GPU that the bench holds open (on an H100, such a program found only the
+// CPU's platform).
 //
 // OP is sort (u32 keys, in place), scan (exclusive scan of u32 items into a second vector) or
 // shuffle (random_shuffle of u64 items, in place: Boost.Compute draws the permutation on the host
-// and scatters on the device). PLATFORM and DEVICE are the names the device reports. For each N:
-// n u32 (u64) items, copied into the vector worked on before each run (outside the time), the
-// median wall-clock time of REPS runs after WARMUP, each ended by finish(); a run that takes over
-// a quarter of a second ends the timing after three. The result of the last run is checked (sorted,
-// the host's scan, a permutation of the input). Prints "n,seconds,runs" per N, or "error,..." and
-// exits 1.
+// and scatters on the device). n u32 (u64) items, copied into the vector worked on before each run
+// (outside the time), the median wall-clock time of REPS runs after WARMUP, each ended by finish();
+// a run that takes over a quarter of a second ends the timing after three, one over a second after
+// one warm-up and one timed run. The result of the last run is checked (sorted, the host's scan,
+// the same multiset as the input).
 #define BOOST_COMPUTE_DEBUG_KERNEL_COMPILATION 0
 #include <boost/compute/algorithm/copy.hpp>
 #include <boost/compute/algorithm/exclusive_scan.hpp>
@@ -27,17 +26,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bc = boost::compute;
-
-// A name as OpenCL C would read it: up to its first NUL (NVIDIA's driver pads some with NULs,
-// which Boost.Compute keeps in the std::string), without trailing spaces.
-static std::string c_name(const std::string &s) {
-    std::string t(s.c_str());
-    while (!t.empty() && t.back() == ' ') t.pop_back();
-    return t;
-}
 
 template <class T> static std::vector<T> random_items(size_t n) {
     std::vector<T> host(n);
@@ -47,6 +39,19 @@ template <class T> static std::vector<T> random_items(size_t n) {
         x = T(sizeof(T) == 4 ? z >> 32 : z);
     }
     return host;
+}
+
+// The items as a multiset: sums of two mixes of each item, in any order.
+static std::pair<uint64_t, uint64_t> multiset_hash(const std::vector<uint64_t> &v) {
+    uint64_t a = 0, b = 0;
+    for (uint64_t x : v) {
+        uint64_t z = x + 0x9e3779b97f4a7c15ull;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        a += z ^ (z >> 31);
+        b += (z ^ (z >> 29)) * 0xff51afd7ed558ccdull;
+    }
+    return {a, b};
 }
 
 static double median(std::vector<double> t) {
@@ -66,8 +71,12 @@ static double timed(bc::command_queue &q, int reps, int warmup, Restore restore,
         run();
         q.finish();
         double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (r >= 0) times.push_back(s);
-        if (s > 0.25 && times.size() >= 3) break;
+        if (r < 0) {
+            if (s > 1.0) r = -1; /* a slow run: one warm-up is enough */
+            continue;
+        }
+        times.push_back(s);
+        if ((s > 1.0 && times.size() >= 1) || (s > 0.25 && times.size() >= 3)) break;
     }
     *count = int(times.size());
     return median(times);
@@ -105,45 +114,24 @@ static std::string measure(const std::string &op, bc::context &ctx, bc::command_
             q, reps, warmup, [&] { bc::copy(pristine.begin(), pristine.end(), items.begin(), q); },
             [&] { bc::random_shuffle(items.begin(), items.end(), q); }, runs);
         bc::copy(items.begin(), items.end(), got.begin(), q);
-        std::sort(host.begin(), host.end());
-        std::sort(got.begin(), got.end());
-        return got == host ? "" : "not a permutation of the input";
+        return multiset_hash(host) == multiset_hash(got) ? "" : "not a permutation of the input";
     }
     return "unknown op " + op + " (sort, scan or shuffle)";
 }
 
-int main(int argc, char **argv) {
-    if (argc < 7) {
-        std::fprintf(stderr, "usage: %s sort|scan|shuffle PLATFORM DEVICE REPS WARMUP N...\n", argv[0]);
-        return 2;
-    }
-    const std::string op = argv[1], platform = argv[2], device = argv[3];
-    const int reps = std::max(1, std::atoi(argv[4])), warmup = std::max(0, std::atoi(argv[5]));
+extern "C" int bench_bc_measure(cl_context context, cl_device_id device, const char *op, uint64_t n, int reps,
+                                int warmup, double *seconds, char *err, size_t errcap) {
+    std::string bad;
     try {
-        std::string seen;
-        for (auto &p : bc::system::platforms())
-            for (auto &d : p.devices()) {
-                seen += (seen.empty() ? "" : "; ") + c_name(p.name()) + " / " + c_name(d.name());
-                if (c_name(p.name()) != c_name(platform) || c_name(d.name()) != c_name(device)) continue;
-                bc::context ctx(d);
-                bc::command_queue q(ctx, d);
-                for (int a = 6; a < argc; a++) {
-                    const size_t n = std::strtoull(argv[a], nullptr, 10);
-                    double s = 0;
-                    int runs = 0;
-                    std::string bad = measure(op, ctx, q, n, reps, warmup, &s, &runs);
-                    if (!bad.empty()) {
-                        std::printf("error,%s at n=%zu\n", bad.c_str(), n);
-                        return 1;
-                    }
-                    std::printf("%zu,%.9g,%d\n", n, s, runs);
-                    std::fflush(stdout);
-                }
-                return 0;
-            }
-        std::printf("error,no device %s / %s among: %s\n", platform.c_str(), device.c_str(), seen.c_str());
+        bc::context ctx(context, true);
+        bc::device dev(device, true);
+        bc::command_queue q(ctx, dev);
+        int runs = 0;
+        bad = measure(op, ctx, q, size_t(n), std::max(1, reps), std::max(0, warmup), seconds, &runs);
     } catch (const std::exception &e) {
-        std::printf("error,%s\n", e.what());
+        bad = e.what();
     }
-    return 1;
+    if (bad.empty()) return 0;
+    std::snprintf(err, errcap, "Boost.Compute: %s", bad.c_str());
+    return -1;
 }

@@ -193,8 +193,8 @@ double bench_philox_fill(bench_dev *d, uint64_t n, const bench_timing *t, bench_
 double bench_philox_inkernel(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
 int bench_have_philox(void);
 /* Boost.Compute's sort of n random u32 keys, exclusive scan of u32 items or random_shuffle of u64
- * items (op "sort", "scan_exclusive" or "shuffle") on the same device: the program
- * bench/bc_peer.cpp, built when CMake finds a C++ compiler and Boost's headers (libboost-dev);
+ * items (op "sort", "scan_exclusive" or "shuffle") on the same device and context:
+ * bench/bc_peer.cpp, built in when CMake finds a C++ compiler and Boost's headers (libboost-dev);
  * bench_have_boost_compute() says whether it was. */
 double bench_boost_compute(bench_dev *d, const char *op, uint64_t n, const bench_timing *t, char *err,
                            size_t errcap);
@@ -249,7 +249,7 @@ typedef enum bench_bound { BENCH_BOUND_NONE, BENCH_BOUND_COPY, BENCH_BOUND_GATHE
 #define BENCH_HOST 4u        /* a host reference: runs once per size, not per device          */
 #define BENCH_PROGRESS 8u    /* needs work-groups that make forward progress (look-back)      */
 #define BENCH_RANDOM123 16u  /* needs Random123 (librandom123-dev): a skip in builds without  */
-#define BENCH_BOOST 32u      /* needs Boost.Compute's program (libboost-dev, a C++ compiler)  */
+#define BENCH_BOOST 32u      /* needs Boost.Compute (libboost-dev, a C++ compiler)            */
 #define BENCH_TABLE2 64u     /* an offline permutation of the paper's Table 2 (--table2)      */
 #define BENCH_ARGSORT 128u   /* a device-wide sort whose values are made by it (argsort)      */
 
