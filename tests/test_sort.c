@@ -433,14 +433,17 @@ Test(sort, device_equals_host) {
                     sort_case c = {cfg, key_types[t], CLPERM_TYPE_U64, n, r ? FEW : SMALL, ranges[r], seed + 200 + r, 0};
                     ran += check_sort(ctx, &c);
                 }
-            /* Argsort: positions made by the first pass that runs (or by none, all keys equal). */
+            /* Argsort: positions made by the first pass that runs (or by none, all keys equal);
+             * f64 keys with u64 positions in the first configuration, and under the simulator
+             * only that configuration. */
             const uint64_t arg_sizes[] = {1, 2, tile + 1, n};
             const int arg_patterns[] = {RANDOM, FEW, EQUAL, ONE_HIGH};
             for (size_t v = 1; v < 3; v++)
                 for (size_t s = 0; s < sizeof arg_sizes / sizeof arg_sizes[0]; s++)
                     for (size_t q = 0; q < sizeof arg_patterns / sizeof arg_patterns[0]; q++) {
+                        if (v == 2 && nseen != 1) continue;
 #ifdef CLPERM_TEST_SMALL
-                        if (v == 2 || (q && s + 1 < sizeof arg_sizes / sizeof arg_sizes[0])) continue;
+                        if (nseen != 1 || v == 2 || s == 0 || s == 3 || (q && q != 2)) continue;
 #endif
                         sort_case c = {cfg,      key_types[v == 2 ? 5 : 0], value_types[v], arg_sizes[s],
                                        arg_patterns[q], {q == 1, 0, 0}, seed + 300 + s, 1};

@@ -56,7 +56,7 @@
 #define CLPERM_SORT_ATOM64 1
 #endif
 #ifndef CLPERM_SORT_IOTA
-#define CLPERM_SORT_IOTA 0 /* 1: argsort's programs, whose first pass can make the values */
+#define CLPERM_SORT_IOTA 0 /* 1: programs whose first pass can make the values (argsort) */
 #endif
 #ifndef CLPERM_SORT_TRACE
 #define CLPERM_SORT_TRACE 0

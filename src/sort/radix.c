@@ -116,13 +116,16 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
      * the host, and a trace runs one pass: both run every pass. */
     p->skip = p->algorithm == 2 && !trace && p->rank != CLPERM_RANK_PRESORTED;
     int atom64 = ctx->profile.vendor != CLPERM_VENDOR_NVIDIA && ctx->profile.atomics64;
+    /* Argsort's positions: on GPUs in programs of their own (the test would cost the pass kernel
+     * registers), elsewhere behind the kernels' run-time flag, sharing the programs. */
+    int gpu = (ctx->profile.device_type & CL_DEVICE_TYPE_GPU) != 0;
     clperm__buf o = clperm__buf_on(p->options, sizeof p->options);
     clperm__buf_add(&o,
                     "-DCLPERM_SORT_KEY64=%d -DCLPERM_SORT_VALUE_BYTES=%zu -DCLPERM_SORT_BITS=%u -DCLPERM_SORT_ITEMS=%u "
                     "-DCLPERM_SORT_RANK=%d -DCLPERM_SORT_COUNT64=%d -DCLPERM_SORT_ATOM64=%d -DCLPERM_SORT_SUB=%llu "
                     "-DCLPERM_SORT_TRACE=%d -DCLPERM_SORT_UNROLL=%d -DCLPERM_SORT_IOTA=%d",
                     ks == 8, vs, p->digit_bits, p->items, p->rank, p->count64, atom64, (unsigned long long)p->sub,
-                    trace, (ctx->profile.device_type & CL_DEVICE_TYPE_GPU) != 0, job->argsort);
+                    trace, gpu, gpu ? job->argsort : 1);
     /* ptxas takes the cap only where the kernels do not require their work-group size. */
     if (p->regs) clperm__buf_add(&o, " -DCLPERM_NO_REQD_WG=1 -cl-nv-maxrregcount=%d", p->regs);
     CLPERM_TRY(clperm__buf_status(&o));
