@@ -111,9 +111,9 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
     }
     p->tiles = (n + p->tile - 1) / p->tile;
     CLPERM_RETURN_IF(p->tiles >= (UINT64_C(1) << 31), CLPERM_ERROR_SIZE_OVERFLOW);
-    /* Onesweep's histogram shows which digits do not vary; its passes skip them, choosing their
-     * buffers on the device. The tile partitions (rank 3) reorder a pass's input before it from
-     * the host, and a trace runs one pass: both run every pass. */
+    /* Onesweep's histogram shows the high digits that do not vary; their passes return at once.
+     * The tile partitions (rank 3) reorder each pass's input from the host before it runs, and a
+     * trace runs one pass: both run every pass. */
     p->skip = p->algorithm == 2 && !trace && p->rank != CLPERM_RANK_PRESORTED;
     int atom64 = ctx->profile.vendor != CLPERM_VENDOR_NVIDIA && ctx->profile.atomics64;
     /* Argsort's positions: on GPUs in programs of their own (the test would cost the pass kernel

@@ -31,7 +31,7 @@ typedef struct clperm__radix_job {
 /* How it runs on the context's device. */
 typedef struct clperm__radix_plan {
     int algorithm;       /* 1 reduce-then-scan, 2 Onesweep */
-    int skip;            /* Onesweep skips the passes of digits that do not vary */
+    int skip;            /* Onesweep skips the passes after the last digit that varies */
     int serial;          /* serial kernels (one work-item per block) */
     int rank;            /* work-group kernels: CLPERM_PARAM_SORT_RANK's value */
     unsigned digit_bits; /* bits per digit */
