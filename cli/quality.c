@@ -40,6 +40,7 @@ static void usage(FILE *f) {
             "0 whether or not the sample passes (a measurement), 2 for bad arguments.\n"
             "\n"
             "options:\n"
+            "  --algorithm A   bijective (default) or buckets (random buckets, each by the bijection)\n"
             "  --bijection B   feistel (over a x 2^h, default), philox (VariablePhilox) or lcg\n"
             "  --rounds R      rounds, 1..64 (default 8 for feistel, 24 for philox); not for lcg\n"
             "  --n N           items per permutation, 2..4294967295 (default 5)\n"
@@ -96,6 +97,14 @@ static int parse_args(int argc, char **argv, quality_opts *o) {
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             exit(0);
+        } else if (!strcmp(a, "--algorithm") && v) {
+            if (!strcmp(v, "bijective"))
+                o->shuffle.algorithm = CLPERM_SHUFFLE_BIJECTIVE;
+            else if (!strcmp(v, "buckets"))
+                o->shuffle.algorithm = CLPERM_SHUFFLE_BUCKETS;
+            else
+                return bad("algorithm (bijective or buckets)", v);
+            i++;
         } else if (!strcmp(a, "--bijection") && v) {
             if (!strcmp(v, "philox"))
                 o->shuffle.bijection = CLPERM_BIJECTION_PHILOX;
@@ -177,13 +186,17 @@ static int draw(const quality_opts *o, uint64_t first, uint64_t c, uint32_t *per
 
 static void print_sample(const char *test, const quality_opts *o) {
     char rounds[16] = "-";
+    clperm_shuffle_opts bij = o->shuffle;
+    bij.algorithm = CLPERM_SHUFFLE_BIJECTIVE; /* the rounds the options give */
     clperm_bijection_key key;
-    if (clperm_bijection_init(&key, o->n, o->seed, &o->shuffle) == CLPERM_SUCCESS && key.kind != CLPERM_BIJ_LCG)
+    if (clperm_bijection_init(&key, o->n, o->seed, &bij) == CLPERM_SUCCESS && key.kind != CLPERM_BIJ_LCG)
         snprintf(rounds, sizeof rounds, "%u", key.rounds);
     const char *name = o->shuffle.bijection == CLPERM_BIJECTION_LCG       ? "lcg"
                        : o->shuffle.bijection == CLPERM_BIJECTION_FEISTEL ? "feistel"
                                                                           : "philox";
-    printf("%s bijection=%s rounds=%s n=%llu count=%llu seed=0x%016llx", test, name, rounds, (unsigned long long)o->n,
+    printf("%s algorithm=%s bijection=%s rounds=%s n=%llu count=%llu seed=0x%016llx", test,
+           clperm_shuffle_algorithm_name(o->shuffle.algorithm ? o->shuffle.algorithm : CLPERM_SHUFFLE_BIJECTIVE), name,
+           rounds, (unsigned long long)o->n,
            (unsigned long long)o->count, (unsigned long long)o->seed);
 }
 

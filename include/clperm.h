@@ -139,6 +139,11 @@ CLPERM_API clperm_status clperm_device_count(size_t *count);
  * the commands it enqueued have finished. NULL is a no-op. */
 CLPERM_API void clperm_ctx_free(clperm_ctx *ctx);
 
+/* Gives back the device memory of n items that a context keeps between calls (the bucket shuffle's
+ * buffer, CLPERM_COUNTER_SCRATCH_BYTES); the next call that needs it allocates it again. Safe
+ * while commands are queued: OpenCL frees the memory once they finish. */
+CLPERM_API clperm_status clperm_ctx_release_scratch(clperm_ctx *ctx);
+
 /* The OpenCL objects the context works with (not retained for the caller). NULL for an invalid
  * context. */
 CLPERM_API cl_context clperm_ctx_cl_context(const clperm_ctx *ctx);
@@ -530,6 +535,33 @@ typedef enum clperm_bijection {
 /* "philox", "lcg", "feistel". */
 CLPERM_API const char *clperm_bijection_name(clperm_bijection bijection);
 
+/* How the permutation is made from the seed (clperm_shuffle_opts.algorithm). The options choose
+ * it, never the device: a seed gives the same permutation on the host and on every device.
+ *
+ * CLPERM_SHUFFLE_BUCKETS, random buckets (Rao; Sandelius): item i draws a label of b bits, the
+ * top b bits of SplitMix64's output at i in a stream keyed by (seed, n), b = floor(log2 n) - 8
+ * within [0, 8] (so a bucket holds 256 items or more on average); the items are partitioned
+ * stably by label into 2^b buckets (one pass of the device-wide sort, the labels drawn in its
+ * kernels and never stored); then each bucket of m items, starting at s, is permuted by the
+ * bijection of (m, a seed of its own) under the options' bijection and rounds, restricted to
+ * [0, m) by cycle-walking (clperm_bijection_walk): out[s + j] = tmp[s + walk(j)]. Why it is uniform: were the labels independent and uniform and
+ * each bucket's permutation uniform, every item would get an independent uniform label and a
+ * uniform place among the items of its label, a law no relabelling of the items changes, so
+ * every permutation would be equally likely (docs/shuffle-buckets.md). What is pseudo-random:
+ * the labels (SplitMix64) and the buckets' bijections, as in the bijective algorithm. Each item
+ * moves twice, but both passes stream through memory (the second reads within one bucket, which
+ * caches hold), where the bijective algorithm reads at random. No random access: the
+ * clperm_perm_index functions and clperm_bijection_init refuse it. Extra device memory: n items
+ * (4-, 8- and 16-byte items, and permutations), else n 4-byte (8-byte beyond 2^32) indices and,
+ * in place, n more items. */
+typedef enum clperm_shuffle_algorithm {
+    CLPERM_SHUFFLE_BIJECTIVE = CLPERM_SHUF_BIJECTIVE, /* the bijection's compaction (above)      */
+    CLPERM_SHUFFLE_BUCKETS = CLPERM_SHUF_BUCKETS      /* random buckets, each by a bijection      */
+} clperm_shuffle_algorithm;
+
+/* "bijective", "buckets". */
+CLPERM_API const char *clperm_shuffle_algorithm_name(clperm_shuffle_algorithm algorithm);
+
 /* Options that change the permutation. A NULL pointer means the defaults (all fields 0). */
 typedef struct clperm_shuffle_opts {
     clperm_bijection bijection; /* 0: CLPERM_BIJECTION_FEISTEL                                 */
@@ -537,6 +569,7 @@ typedef struct clperm_shuffle_opts {
                                  * chi-squared test, docs/performance.md); VariablePhilox
                                  * rounds: 0 = 24 (the paper's recommendation); else 1..64.
                                  * Must be 0 for the LCG.                                      */
+    clperm_shuffle_algorithm algorithm; /* 0: CLPERM_SHUFFLE_BIJECTIVE                          */
 } clperm_shuffle_opts;
 
 /* The key of the bijection for (n, seed, opts), for use with clperm_bijection.h in one's own

@@ -311,4 +311,82 @@ CLPERM_INLINE clperm_u64 clperm_bijection_invert(const clperm_bijection_key *k, 
                                            : clperm_philox_invert(k, y);
 }
 
+/* The bijection restricted to [0, k->n) by cycle-walking: the first of f(x), f(f(x)), ... below
+ * n, for x < n. A permutation of [0, n) (the bucket shuffle's within a bucket, clperm.h). With
+ * n = 0, f(x). */
+CLPERM_INLINE clperm_u64 clperm_bijection_walk(const clperm_bijection_key *k, clperm_u64 x) {
+    clperm_u64 y = clperm_bijection_apply(k, x);
+    while (y >= k->n && k->n != 0) y = clperm_bijection_apply(k, y);
+    return y;
+}
+
+/* ceil(log2(n)), 0 for n <= 1. */
+CLPERM_INLINE clperm_u32 clperm__bij_ceil_log2(clperm_u64 n) {
+    clperm_u32 b = 0;
+    while (b < 64 && ((clperm_u64)1 << b) < n) b++;
+    return b;
+}
+
+/* SplitMix64's next output from *state. */
+CLPERM_INLINE clperm_u64 clperm__bij_next(clperm_u64 *state) {
+    *state += (clperm_u64)0x9E3779B97F4A7C15UL;
+    return clperm__mix64(*state);
+}
+
+/* The key of (n, seed) for a bijection kind (CLPERM_BIJ_*) and its rounds (1 .. 64; 0 for the
+ * LCG), already checked: what clperm_bijection_init makes from its options, here so that kernels
+ * can make keys too (the bucket shuffle makes one per bucket). n <= 2^63. */
+CLPERM_INLINE void clperm_bijection_derive(clperm_bijection_key *key, clperm_u64 n, clperm_u64 seed, clperm_u32 kind,
+                                           clperm_u32 rounds) {
+    clperm_bijection_key k;
+    k.n = n;
+    k.lcg_mul = k.lcg_add = k.swap[0] = k.swap[1] = 0;
+    k.radix = k.reserved[0] = k.reserved[1] = 0;
+    for (int r = 0; r < CLPERM_PHILOX_MAX_ROUNDS; r++) k.keys[r] = 0;
+    k.bits = clperm__bij_ceil_log2(n);
+    if (k.bits < CLPERM_BIJECTION_MIN_BITS) k.bits = CLPERM_BIJECTION_MIN_BITS;
+    k.domain = (clperm_u64)1 << k.bits;
+    k.left_bits = k.bits / 2;
+    k.right_bits = k.bits - k.left_bits;
+    /* The keys depend on n as well as the seed, so that one seed's permutations of n and n + 1
+     * items are unrelated (each step a bijection: distinct n, distinct states). */
+    clperm_u64 state = clperm__mix64(clperm__mix64(seed ^ (clperm_u64)0x6A09E667F3BCC909UL) ^ n);
+    k.kind = kind;
+    k.rounds = kind == CLPERM_BIJ_LCG ? 0u : rounds;
+    if (kind == CLPERM_BIJ_FEISTEL) {
+        /* a x 2^h >= n with h = max(4, floor(bits / 2), bits - 31) and a >= 16: a / 2^h is within
+         * [1/2, 2] once n >= 2^8 (below 2^62), a <= 2^31 so that L + f fits 32 bits, and the
+         * domain exceeds n by less than 2^h. */
+        clperm_u32 h = k.bits / 2;
+        if (h < 4) h = 4;
+        if (k.bits > 31 + h) h = k.bits - 31;
+        clperm_u64 a = (n + ((clperm_u64)1 << h) - 1) >> h;
+        if (a < 16) a = 16;
+        k.radix = (clperm_u32)a;
+        k.right_bits = h;
+        k.left_bits = clperm__bij_ceil_log2(a);
+        k.domain = a << h;
+        k.bits = clperm__bij_ceil_log2(k.domain);
+    }
+    if (kind != CLPERM_BIJ_LCG) {
+        for (clperm_u32 r = 0; r < rounds; r++) k.keys[r] = (clperm_u32)(clperm__bij_next(&state) >> 32);
+    } else {
+        k.lcg_mul = (clperm__bij_next(&state) | 1) & (k.domain - 1);
+        k.lcg_add = clperm__bij_next(&state) & (k.domain - 1);
+    }
+    if (kind == CLPERM_BIJ_PHILOX) {
+        /* The transposition that makes the parity a fair coin (above): applied when the top bit of
+         * one output mixed with n is set (the round keys do not depend on n; the coin does, so that
+         * one seed's parities at n = 2^j and 2^k are not one), of u uniform below n and v uniform
+         * among the others. */
+        clperm_u64 apply = clperm__mix64(clperm__bij_next(&state) ^ n) >> 63;
+        clperm_u64 r1 = clperm__bij_next(&state), r2 = clperm__bij_next(&state);
+        if (apply && n >= 2) {
+            k.swap[0] = r1 % n;
+            k.swap[1] = (k.swap[0] + 1 + r2 % (n - 1)) % n;
+        }
+    }
+    *key = k;
+}
+
 #endif /* CLPERM_BIJECTION_H */

@@ -97,7 +97,8 @@ CLPERM_API clperm_status clperm_dist_rank(const clperm_dist *dist, int *rank, in
  * block holds f(i). Device memory beyond src and dst: count items, two indices per item and the
  * local sort's temporaries, for the call. Host memory: 2 x count items of staging, kept by the
  * distributed context for later calls. With one rank this is clperm_shuffle (or
- * clperm_shuffle_inplace when src == dst). */
+ * clperm_shuffle_inplace when src == dst). The bijective algorithm only: options naming
+ * CLPERM_SHUFFLE_BUCKETS give CLPERM_ERROR_INVALID_ARGUMENT on every rank. */
 CLPERM_API clperm_status clperm_dist_shuffle(clperm_dist *dist, cl_mem src, cl_mem dst, uint64_t n,
                                              uint64_t count, size_t elem_size, uint64_t seed,
                                              const clperm_shuffle_opts *opts);

@@ -70,6 +70,46 @@ typedef uint64_t clperm_u64;
 #define CLPERM_BIJ_LCG 2
 #define CLPERM_BIJ_FEISTEL 3
 
+/* ---- shuffle algorithms (clperm_shuffle_algorithm) ---- */
+#define CLPERM_SHUF_BIJECTIVE 1
+#define CLPERM_SHUF_BUCKETS 2
+/* The bucket shuffle's most label bits: up to 2^8 buckets, one pass of the sort's 8-bit digits. */
+#define CLPERM_BUCKET_BITS 8
+
+/* SplitMix64's finaliser (Steele, Lea, Flood): a bijection of 64 bits with full avalanche. */
+CLPERM_INLINE clperm_u64 clperm__mix64(clperm_u64 z) {
+    z = (z ^ (z >> 30)) * (clperm_u64)0xBF58476D1CE4E5B9UL;
+    z = (z ^ (z >> 27)) * (clperm_u64)0x94D049BB133111EBUL;
+    return z ^ (z >> 31);
+}
+
+/* The label bits of n items: floor(log2 n) - 8 within [0, CLPERM_BUCKET_BITS], so that a bucket
+ * holds 256 items or more on average (fewer would make its cycle-walk long: a bijection's domain
+ * holds at least 16 values, the Feistel's 256). */
+CLPERM_INLINE clperm_u32 clperm__bucket_bits(clperm_u64 n) {
+    clperm_u32 b = 0;
+    while (b < CLPERM_BUCKET_BITS && (n >> (b + 9)) != 0) b++;
+    return b;
+}
+
+/* The top CLPERM_BUCKET_BITS bits of SplitMix64's output at position i of the stream the labels'
+ * key (clperm__bucket_label_key) starts. Item i's bucket is their top b = clperm__bucket_bits(n)
+ * bits (bucket 0 for all when b = 0): the sort's label pass orders by bits [8 - b, 8) of it. */
+CLPERM_INLINE clperm_u32 clperm__bucket_label(clperm_u64 key, clperm_u64 i) {
+    return (clperm_u32)(clperm__mix64(key + (i + 1) * (clperm_u64)0x9E3779B97F4A7C15UL) >> (64 - CLPERM_BUCKET_BITS));
+}
+
+/* The seed of bucket d's bijection under the labels' key. */
+CLPERM_INLINE clperm_u64 clperm__bucket_seed(clperm_u64 label_key, clperm_u32 d) {
+    return clperm__mix64(label_key ^ ((clperm_u64)(d + 1) * (clperm_u64)0xD1B54A32D192ED03UL));
+}
+
+/* The labels' key of (n, seed): from both, so that one seed's shuffles of n and n + 1 items draw
+ * unrelated labels. */
+CLPERM_INLINE clperm_u64 clperm__bucket_label_key(clperm_u64 n, clperm_u64 seed) {
+    return clperm__mix64(clperm__mix64(seed ^ (clperm_u64)0xBB67AE8584CAA73BUL) ^ n);
+}
+
 /* ---- generator families and outputs (clperm_rng_family, clperm_rng_output; -DCLPERM_RNG_FAMILY=,
  * -DCLPERM_RNG_OUT=) ---- */
 #define CLPERM_RNG_CORRELATED 1

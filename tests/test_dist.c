@@ -114,7 +114,7 @@ typedef struct shuffle_case {
 static const char *bijection_label(clperm_bijection b) { return b ? clperm_bijection_name(b) : "default"; }
 
 static void shuffle_check(clperm_ctx *ctx, clperm_dist *d, const shuffle_case *c, uint64_t seed) {
-    clperm_shuffle_opts opts = {c->bijection, 0};
+    clperm_shuffle_opts opts = {c->bijection, 0, 0};
     uint64_t count, offset, n = c->n;
     size_t es = c->elem_size;
     my_block(d, c->layout, n, &count, &offset);
@@ -396,7 +396,7 @@ static void bad_input_tests(clperm_ctx *ctx, clperm_dist *d) {
     cl_int err;
     cl_mem readonly = count ? clCreateBuffer(clperm_ctx_cl_context(ctx), CL_MEM_READ_ONLY, count * 8, NULL, &err) : NULL;
     int last = size - 1;
-    clperm_shuffle_opts philox = {CLPERM_BIJECTION_PHILOX, 0}, bad_rounds = {CLPERM_BIJECTION_FEISTEL, 99};
+    clperm_shuffle_opts philox = {CLPERM_BIJECTION_PHILOX, 0, 0}, bad_rounds = {CLPERM_BIJECTION_FEISTEL, 99, 0};
     clperm_status st;
 
     /* Blocks that do not add up: the last rank claims one item more. */

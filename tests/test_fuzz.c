@@ -171,7 +171,7 @@ static clperm_status f_scan(pools *p, char *what, size_t cap) {
 static clperm_status f_shuffle(pools *p, char *what, size_t cap) {
     wait_list w;
     any_wait(p, &w);
-    clperm_shuffle_opts o = {(clperm_bijection)any_enum(p, CLPERM_BIJECTION_FEISTEL, 1, 3), any_enum(p, 0, 1, 64)};
+    clperm_shuffle_opts o = {(clperm_bijection)any_enum(p, CLPERM_BIJECTION_FEISTEL, 1, 3), any_enum(p, 0, 1, 64), 0};
     const clperm_shuffle_opts *opts = pick(p, 3) ? &o : NULL;
     size_t es = pick(p, 3) ? 8 : (size_t)pick(p, 70);
     uint64_t n = any_count(p, es);
@@ -358,7 +358,7 @@ static clperm_status f_host(pools *p, char *what, size_t cap) {
     }
     default: {
         clperm_bijection_key key;
-        clperm_shuffle_opts o = {(clperm_bijection)any_enum(p, 3, 1, 3), any_enum(p, 0, 0, 64)};
+        clperm_shuffle_opts o = {(clperm_bijection)any_enum(p, 3, 1, 3), any_enum(p, 0, 0, 64), 0};
         return clperm_bijection_init(pick(p, 5) ? &key : NULL, any_count(p, 0), next(p), pick(p, 2) ? &o : NULL);
     }
     }

@@ -129,7 +129,7 @@ Test(lookback, fused_shuffle_equals_host_when_tiles_publish_late_or_never) {
             size_t count = sizes_for(tile, m, sizes);
             for (size_t i = 0; i < count; i++) {
                 uint64_t n = sizes[i];
-                const clperm_shuffle_opts opts = {(clperm_bijection)(i % 3 + 1), 0};
+                const clperm_shuffle_opts opts = {(clperm_bijection)(i % 3 + 1), 0, 0};
                 uint32_t *got = malloc(n * 4), *want = malloc(n * 4);
                 cr_assert(got && want);
                 cl_mem d = test_buffer(ctx, n * 4, NULL);

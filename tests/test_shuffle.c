@@ -13,9 +13,9 @@
 #define CLPERM_TEST_DATA_DIR "."
 #endif
 
-static const clperm_shuffle_opts philox = {CLPERM_BIJECTION_PHILOX, 0};
-static const clperm_shuffle_opts lcg = {CLPERM_BIJECTION_LCG, 0};
-static const clperm_shuffle_opts feistel = {CLPERM_BIJECTION_FEISTEL, 0};
+static const clperm_shuffle_opts philox = {CLPERM_BIJECTION_PHILOX, 0, 0};
+static const clperm_shuffle_opts lcg = {CLPERM_BIJECTION_LCG, 0, 0};
+static const clperm_shuffle_opts feistel = {CLPERM_BIJECTION_FEISTEL, 0, 0};
 static const clperm_shuffle_opts *const kinds[] = {&philox, &lcg, &feistel};
 #define KINDS (sizeof kinds / sizeof kinds[0])
 
@@ -81,9 +81,9 @@ Test(shuffle_host, every_size_gives_a_permutation) {
 Test(shuffle_host, options_and_seed_matter) {
     const uint64_t n = 1000;
     uint64_t *a = host_perm(n, 1, &philox), *b = host_perm(n, 1, &philox), *c = host_perm(n, 2, &philox);
-    clperm_shuffle_opts r10 = {CLPERM_BIJECTION_PHILOX, 10};
+    clperm_shuffle_opts r10 = {CLPERM_BIJECTION_PHILOX, 10, 0};
     uint64_t *d = host_perm(n, 1, &r10), *e = host_perm(n, 1, &lcg), *f = host_perm(n, 1, &feistel);
-    clperm_shuffle_opts f10 = {CLPERM_BIJECTION_FEISTEL, 10};
+    clperm_shuffle_opts f10 = {CLPERM_BIJECTION_FEISTEL, 10, 0};
     uint64_t *g = host_perm(n, 1, &f10), *h = host_perm(n, 2, &feistel);
     cr_assert(memcmp(a, b, n * 8) == 0, "same seed, different permutations");
     cr_assert(memcmp(a, c, n * 8) != 0, "seeds 1 and 2 give the same permutation");
@@ -301,7 +301,7 @@ Test(shuffle_host, known_answers) {
         clperm_shuffle_opts o = {strcmp(kind, "lcg") == 0       ? CLPERM_BIJECTION_LCG
                                  : strcmp(kind, "feistel") == 0 ? CLPERM_BIJECTION_FEISTEL
                                                                 : CLPERM_BIJECTION_PHILOX,
-                                 rounds};
+                                 rounds, 0};
         uint64_t *p = host_perm(n, seed, &o);
         const char *c = line + used;
         uint64_t j = 0;
@@ -337,14 +337,14 @@ Test(shuffle_host, items_follow_permutation) {
         memset(out, 0x5a, n * es);
         cr_assert_eq(clperm_shuffle_host(in, in + es, n, es, 9, NULL), CLPERM_ERROR_INVALID_ARGUMENT);
         cr_assert_eq(clperm_shuffle_host(in, out, n, 0, 9, NULL), CLPERM_ERROR_INVALID_ARGUMENT);
-        clperm_shuffle_opts bad = {CLPERM_BIJECTION_PHILOX, 65};
+        clperm_shuffle_opts bad = {CLPERM_BIJECTION_PHILOX, 65, 0};
         cr_assert_eq(clperm_shuffle_host(in, out, n, es, 9, &bad), CLPERM_ERROR_INVALID_ARGUMENT);
         for (uint64_t i = 0; i < n * es; i++) cr_assert_eq(out[i], 0x5a);
         free(in);
         free(out);
     }
     free(p);
-    clperm_shuffle_opts bad_kind = {(clperm_bijection)7, 0}, lcg_rounds = {CLPERM_BIJECTION_LCG, 24};
+    clperm_shuffle_opts bad_kind = {(clperm_bijection)7, 0, 0}, lcg_rounds = {CLPERM_BIJECTION_LCG, 24, 0};
     uint32_t x[4];
     cr_assert_eq(clperm_permutation_host(CLPERM_TYPE_U32, x, 4, 1, &bad_kind), CLPERM_ERROR_INVALID_ARGUMENT);
     cr_assert_eq(clperm_permutation_host(CLPERM_TYPE_U32, x, 4, 1, &lcg_rounds), CLPERM_ERROR_INVALID_ARGUMENT);
@@ -489,6 +489,155 @@ SHUFFLE_TEST(local_w32_two_pass,       0,    2,    1,    1,   32, 128,  5)
 SHUFFLE_TEST(ptx_lookback,             0,    3,    1,    3,    0,   0,  0)
 SHUFFLE_TEST(ptx_lookback_small_tiles, 0,    3,    1,    3,    0,  64,  1)
 
+/* ---- the bucket shuffle ---------------------------------------------------------------------- */
+
+static const clperm_shuffle_opts buckets_feistel = {CLPERM_BIJECTION_FEISTEL, 0, CLPERM_SHUFFLE_BUCKETS};
+static const clperm_shuffle_opts buckets_philox = {CLPERM_BIJECTION_PHILOX, 0, CLPERM_SHUFFLE_BUCKETS};
+static const clperm_shuffle_opts buckets_lcg = {CLPERM_BIJECTION_LCG, 0, CLPERM_SHUFFLE_BUCKETS};
+
+/* SplitMix64's finaliser, transcribed here from its authors' description, not from the library. */
+static uint64_t splitmix_mix(uint64_t z) {
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+typedef struct labelled {
+    uint32_t label;
+    uint64_t pos;
+} labelled;
+
+static int by_label_then_pos(const void *a, const void *b) {
+    const labelled *x = a, *y = b;
+    if (x->label != y->label) return x->label < y->label ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* The permutation as clperm.h defines CLPERM_SHUFFLE_BUCKETS, computed another way: labels from
+ * the definition, a comparison sort of (label, position) for the stable partition, each bucket
+ * through the public bijection key and cycle-walk. */
+static uint64_t *buckets_by_definition(uint64_t n, uint64_t seed, const clperm_shuffle_opts *o) {
+    uint64_t key = splitmix_mix(splitmix_mix(seed ^ UINT64_C(0xBB67AE8584CAA73B)) ^ n);
+    labelled *items = malloc((n ? n : 1) * sizeof *items);
+    uint64_t *perm = malloc((n ? n : 1) * 8);
+    cr_assert(items && perm);
+    unsigned bits = 0; /* floor(log2 n) - 8, within [0, 8] */
+    while (bits < 8 && (n >> (bits + 9)) != 0) bits++;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t z = splitmix_mix(key + (i + 1) * UINT64_C(0x9E3779B97F4A7C15));
+        items[i].label = bits ? (uint32_t)(z >> (64 - bits)) : 0;
+        items[i].pos = i;
+    }
+    qsort(items, n, sizeof *items, by_label_then_pos);
+    int rounds = o->rounds ? o->rounds
+                 : o->bijection == CLPERM_BIJECTION_PHILOX ? CLPERM_PHILOX_DEFAULT_ROUNDS
+                 : o->bijection == CLPERM_BIJECTION_LCG    ? 0
+                                                           : CLPERM_FEISTEL_DEFAULT_ROUNDS;
+    for (uint64_t s = 0; s < n;) {
+        uint64_t e = s;
+        while (e < n && items[e].label == items[s].label) e++;
+        uint32_t d = items[s].label;
+        clperm_bijection_key k;
+        clperm_bijection_derive(&k, e - s, splitmix_mix(key ^ ((uint64_t)(d + 1) * UINT64_C(0xD1B54A32D192ED03))),
+                                (uint32_t)(o->bijection ? o->bijection : CLPERM_BIJECTION_FEISTEL), (uint32_t)rounds);
+        for (uint64_t j = 0; j < e - s; j++) perm[s + j] = items[s + clperm_bijection_walk(&k, j)].pos;
+        s = e;
+    }
+    free(items);
+    return perm;
+}
+
+Test(shuffle_host, buckets_follow_their_definition) {
+    uint64_t seed = test_seed();
+    const clperm_shuffle_opts *opts[] = {&buckets_feistel, &buckets_philox, &buckets_lcg};
+    for (size_t o = 0; o < 3; o++)
+        for (size_t s = 0; s < sizeof host_sizes / sizeof host_sizes[0]; s++) {
+            uint64_t n = host_sizes[s];
+            if (n > 100003) continue;
+            uint64_t *p = host_perm(n, seed + s, opts[o]), *want = buckets_by_definition(n, seed + s, opts[o]);
+            cr_assert(is_permutation(p, n), "buckets %s n=%llu: not a permutation", kind_name(opts[o]),
+                      (unsigned long long)n);
+            for (uint64_t j = 0; j < n; j++)
+                cr_assert_eq(p[j], want[j], "buckets %s n=%llu seed %#llx: perm[%llu] = %llu, the definition %llu",
+                             kind_name(opts[o]), (unsigned long long)n, (unsigned long long)(seed + s),
+                             (unsigned long long)j, (unsigned long long)p[j], (unsigned long long)want[j]);
+            free(p);
+            free(want);
+        }
+}
+
+/* Another algorithm gives another permutation; random access and the bijection's key refuse it;
+ * one seed's bucket permutations of n and n + 1 items keep about half of the pairs in order. */
+Test(shuffle_host, buckets_options) {
+    const uint64_t n = 1000;
+    uint64_t *a = host_perm(n, 3, &feistel), *b = host_perm(n, 3, &buckets_feistel), *c = host_perm(n, 3, &buckets_philox);
+    cr_assert(memcmp(a, b, n * 8) != 0, "the algorithms give the same permutation");
+    cr_assert(memcmp(b, c, n * 8) != 0, "the buckets' bijection does not matter");
+    free(a), free(b), free(c);
+    clperm_perm_index *ix = NULL;
+    clperm_bijection_key key;
+    cr_assert_eq(clperm_perm_index_create(&ix, n, 3, &buckets_feistel), CLPERM_ERROR_INVALID_ARGUMENT);
+    cr_assert_null(ix);
+    cr_assert_eq(clperm_bijection_init(&key, n, 3, &buckets_feistel), CLPERM_ERROR_INVALID_ARGUMENT);
+    clperm_shuffle_opts bad = {0, 0, (clperm_shuffle_algorithm)3};
+    uint32_t x[4];
+    cr_assert_eq(clperm_permutation_host(CLPERM_TYPE_U32, x, 4, 1, &bad), CLPERM_ERROR_INVALID_ARGUMENT);
+    cr_assert_str_eq(clperm_shuffle_algorithm_name(CLPERM_SHUFFLE_BUCKETS), "buckets");
+    static uint32_t pos_a[1000], pos_b[1001];
+    double kept = 0;
+    enum { SEEDS = 12 };
+    for (uint64_t seed = test_seed(); seed < test_seed() + SEEDS; seed++) {
+        uint64_t *p = host_perm(n, seed, &buckets_feistel), *q = host_perm(n + 1, seed, &buckets_feistel);
+        for (uint64_t j = 0; j < n; j++) pos_a[p[j]] = (uint32_t)j;
+        for (uint64_t j = 0; j <= n; j++) pos_b[q[j]] = (uint32_t)j;
+        uint64_t same = 0;
+        for (uint64_t i = 0; i < n; i++)
+            for (uint64_t k = i + 1; k < n; k++) same += (pos_a[i] < pos_a[k]) == (pos_b[i] < pos_b[k]);
+        kept += (double)same / ((double)n * (n - 1) / 2) / SEEDS;
+        free(p), free(q);
+    }
+    cr_assert(kept > 0.45 && kept < 0.55, "buckets, n = 1000 and 1001: %.3f of the pairs keep their order", kept);
+}
+
+/* Every device against the host: permutations, items of 4, 8 and 16 bytes (partitioned as they
+ * are) and of 3 and 12 (through positions), out of place and in place, under the sort's kernel
+ * kinds (its defaults, and where it runs them the work-group and serial kernels). */
+static void check_buckets(int sort_kernel) {
+    uint64_t seed = test_seed();
+    cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
+    const config cfg = {sort_kernel == 0 ? "buckets" : sort_kernel == 1 ? "buckets, work-group sort" : "buckets, serial sort",
+                        0, 0, 0, 0, 0, 0};
+    int ran = 0;
+    TEST_EACH_DEVICE(ctx) {
+        if (sort_kernel && clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_KERNEL, sort_kernel) != CLPERM_SUCCESS) continue;
+#if CLPERM_TEST_SMALL
+        static const uint64_t sizes[] = {0, 1, 2, 31, 33, 257, 1025};
+#else
+        static const uint64_t sizes[] = {0, 1, 2, 3, 5, 31, 32, 33, 255, 256, 257, 1009, 4097, 65537, 100003,
+                                         (1u << 20) + 3};
+#endif
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            uint64_t n = sizes[s], sd = seed + s;
+            check_case(ctx, &cfg, 0, n, sd, &buckets_feistel, 0);
+            check_case(ctx, &cfg, 4, n, sd, &buckets_feistel, 0);
+            check_case(ctx, &cfg, 12, n, sd, &buckets_feistel, 0);
+            if (sort_kernel) continue;
+            check_case(ctx, &cfg, 1, n, sd, &buckets_philox, 0);
+            check_case(ctx, &cfg, 8, n, sd, &buckets_feistel, 1);
+            check_case(ctx, &cfg, 16, n, sd, &buckets_feistel, 0);
+            check_case(ctx, &cfg, 3, n, sd, &buckets_feistel, 1);
+            if (s % 4 == 0) check_case(ctx, &cfg, 8, n, sd, &buckets_lcg, 0);
+        }
+        ran++;
+    }
+    if (!ran) cr_skip_test("%s: no device can run it", cfg.name);
+}
+
+Test(shuffle, buckets_device_defaults) { check_buckets(0); }
+#if !CLPERM_TEST_SMALL
+Test(shuffle, buckets_work_group_sort) { check_buckets(1); }
+#endif
+
 /* ---- the bijection in one's own kernel ---------------------------------------------------- */
 
 /* The way clperm.h tells users to do it: CLPERM_BIJECTION_KEY_PARAMS, _UNPACK and
@@ -591,8 +740,10 @@ Test(shuffle, bad_input_writes_nothing) {
         memset(pattern, 0x3c, sizeof pattern);
         cl_mem src = test_buffer(ctx, n * 8, pattern), dst = test_buffer(ctx, n * 8, pattern);
         cl_mem small = test_buffer(ctx, (n - 1) * 8, pattern);
-        clperm_shuffle_opts rounds65 = {CLPERM_BIJECTION_PHILOX, 65}, lcg24 = {CLPERM_BIJECTION_LCG, 24};
-        clperm_shuffle_opts kind9 = {(clperm_bijection)9, 0}, feistel65 = {CLPERM_BIJECTION_FEISTEL, 65};
+        clperm_shuffle_opts rounds65 = {CLPERM_BIJECTION_PHILOX, 65, 0}, lcg24 = {CLPERM_BIJECTION_LCG, 24, 0};
+        clperm_shuffle_opts kind9 = {(clperm_bijection)9, 0, 0}, feistel65 = {CLPERM_BIJECTION_FEISTEL, 65, 0};
+        clperm_shuffle_opts alg9 = {0, 0, (clperm_shuffle_algorithm)9}, buckets = {0, 0, CLPERM_SHUFFLE_BUCKETS};
+        clperm_shuffle_opts buckets65 = {CLPERM_BIJECTION_PHILOX, 65, CLPERM_SHUFFLE_BUCKETS};
         struct {
             clperm_status got, want;
             const char *what;
@@ -615,6 +766,15 @@ Test(shuffle, bad_input_writes_nothing) {
             {clperm_permutation(ctx, CLPERM_TYPE_U32, dst, (UINT64_C(1) << 32) + 1, 1, NULL, 0, NULL, NULL),
              CLPERM_ERROR_INVALID_TYPE, "u32 indices past 2^32"},
             {clperm_permutation(ctx, (clperm_type)5, dst, n, 1, NULL, 0, NULL, NULL), CLPERM_ERROR_INVALID_TYPE, "type"},
+            {clperm_shuffle(ctx, src, dst, n, 8, 1, &alg9, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT, "algorithm 9"},
+            {clperm_shuffle(ctx, src, small, n, 8, 1, &buckets, 0, NULL, NULL), CLPERM_ERROR_BUFFER_TOO_SMALL,
+             "buckets: small dst"},
+            {clperm_shuffle(ctx, src, dst, n, 8, 1, &buckets65, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT,
+             "buckets: 65 rounds"},
+            {clperm_shuffle_inplace(ctx, small, n, 12, 1, &buckets, 0, NULL, NULL), CLPERM_ERROR_BUFFER_TOO_SMALL,
+             "buckets: in place, small"},
+            {clperm_permutation(ctx, CLPERM_TYPE_U32, dst, (UINT64_C(1) << 32) + 1, 1, &buckets, 0, NULL, NULL),
+             CLPERM_ERROR_INVALID_TYPE, "buckets: u32 indices past 2^32"},
         };
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
             cr_assert_eq(cases[c].got, cases[c].want, "%s: %s: got %s, want %s", test_device_label(ctx), cases[c].what,

@@ -10,6 +10,7 @@
  * CLPERM_TEST_LONG=1 draws the paper's 100,000 permutations at every n (400 MB at n = 1000).
  * Host code only: no OpenCL device is needed. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,18 +20,21 @@
 #define LAMBDA 5.0
 #define PAPER_COUNT 100000
 
-static const clperm_shuffle_opts philox24 = {CLPERM_BIJECTION_PHILOX, 0};
-static const clperm_shuffle_opts lcg = {CLPERM_BIJECTION_LCG, 0};
-static const clperm_shuffle_opts feistel = {CLPERM_BIJECTION_FEISTEL, 0};
+static const clperm_shuffle_opts philox24 = {CLPERM_BIJECTION_PHILOX, 0, 0};
+static const clperm_shuffle_opts lcg = {CLPERM_BIJECTION_LCG, 0, 0};
+static const clperm_shuffle_opts feistel = {CLPERM_BIJECTION_FEISTEL, 0, 0};
+
+static const clperm_shuffle_opts buckets = {CLPERM_BIJECTION_FEISTEL, 0, CLPERM_SHUFFLE_BUCKETS};
 
 static int long_run(void) {
     const char *e = getenv("CLPERM_TEST_LONG");
     return e && atoi(e) > 0;
 }
 
-/* "philox-24", "feistel-8", "lcg" */
+/* "philox-24", "feistel-8", "lcg", "buckets-feistel-8" */
 static const char *label(const clperm_shuffle_opts *o) {
     static char buf[32];
+    if (o->algorithm == CLPERM_SHUFFLE_BUCKETS) return "buckets-feistel-8";
     if (o->bijection == CLPERM_BIJECTION_LCG) return "lcg";
     if (o->bijection == CLPERM_BIJECTION_FEISTEL)
         snprintf(buf, sizeof buf, "feistel-%d", o->rounds ? o->rounds : CLPERM_FEISTEL_DEFAULT_ROUNDS);
@@ -107,6 +111,56 @@ Test(shuffle_stats, feistel_passes_mmd_n5) { mmd_passes(&feistel, 5, PAPER_COUNT
 Test(shuffle_stats, feistel_passes_mmd_n100) { mmd_passes(&feistel, 100, PAPER_COUNT); }
 Test(shuffle_stats, feistel_passes_mmd_n1000) { mmd_passes(&feistel, 1000, 20000); }
 
+/* ---- the bucket shuffle (its default bijection) ----
+ * Pearson's chi-squared over all n! permutations for n = 3 .. 7 (12 n! samples: 60 expected per
+ * cell), its p-value from the Wilson-Hilferty approximation (within a few percent of the exact
+ * tail at these degrees of freedom, and checked here against clperm_quality_chi2_5 at n = 5). */
+
+/* The rank of a permutation of n <= 7 in 0 .. n! - 1 (its Lehmer code). */
+static uint32_t lehmer_rank(const uint32_t *p, uint32_t n) {
+    uint32_t r = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t smaller = 0;
+        for (uint32_t j = i + 1; j < n; j++) smaller += p[j] < p[i];
+        r = r * (n - i) + smaller;
+    }
+    return r;
+}
+
+static double chi2_p_wilson_hilferty(double x, double k) {
+    double z = (cbrt(x / k) - (1 - 2 / (9 * k))) / sqrt(2 / (9 * k));
+    return 0.5 * erfc(z / sqrt(2.0));
+}
+
+Test(shuffle_stats, buckets_pass_chi2_n3_to_n7) {
+    uint64_t base = base_seed();
+    for (uint32_t n = 3; n <= 7; n++) {
+        uint32_t cells = 1;
+        for (uint32_t i = 2; i <= n; i++) cells *= i;
+        uint64_t count = 60 * (uint64_t)cells;
+        uint32_t *perms = sample(n, count, base, &buckets);
+        uint64_t *seen = calloc(cells, sizeof *seen);
+        cr_assert(seen);
+        for (uint64_t k = 0; k < count; k++) seen[lehmer_rank(perms + k * n, n)]++;
+        double stat = 0;
+        for (uint32_t c = 0; c < cells; c++) stat += (seen[c] - 60.0) * (seen[c] - 60.0) / 60.0;
+        double p = chi2_p_wilson_hilferty(stat, cells - 1);
+        cr_log_info("chi2 buckets n=%u count=%llu: statistic %.1f (dof %u), p %.3g", n, (unsigned long long)count, stat,
+                    cells - 1, p);
+        if (n == 5) {
+            clperm_chi2_result res;
+            cr_assert_eq(clperm_quality_chi2_5(perms, count, &res), CLPERM_SUCCESS);
+            cr_assert(fabs(res.statistic - stat) < 1e-6 * stat && fabs(res.p_value - p) < 0.02,
+                      "n=5: statistic %.2f against %.2f, p %.4f against %.4f", stat, res.statistic, p, res.p_value);
+        }
+        cr_assert(p > ALPHA, "buckets failed chi2 at n=%u: statistic %.1f, p %.3g", n, stat, p);
+        free(perms);
+        free(seen);
+    }
+}
+
+Test(shuffle_stats, buckets_pass_mmd_n100) { mmd_passes(&buckets, 100, 20000); }
+
 /* ---- what must fail ---- */
 
 /* The LCG reaches at most 2^(2b - 1) of the n! permutations (here 128 bijections of [0, 16)): the
@@ -135,7 +189,7 @@ Test(shuffle_stats, lcg_fails) {
 static void few_rounds_fail(clperm_bijection kind, const int *rounds, size_t count) {
     uint64_t base = base_seed();
     for (size_t i = 0; i < count; i++) {
-        clperm_shuffle_opts o = {kind, rounds[i]};
+        clperm_shuffle_opts o = {kind, rounds[i], 0};
         clperm_chi2_result res = chi2_n5(&o, PAPER_COUNT, base);
         cr_assert(res.statistic > 400 && res.p_value < 1e-30, "%s passed chi2 at n=5: statistic %.2f, p %.3g",
                   label(&o), res.statistic, res.p_value);
@@ -219,6 +273,7 @@ static void cycles_pass(const clperm_shuffle_opts *o, const uint32_t *sizes, siz
 
 Test(shuffle_stats, philox24_passes_parity_and_cycles) { cycles_pass(&philox24, cycle_sizes, CYCLE_SIZES); }
 Test(shuffle_stats, feistel_passes_parity_and_cycles) { cycles_pass(&feistel, cycle_sizes, CYCLE_SIZES); }
+Test(shuffle_stats, buckets_pass_parity_and_cycles) { cycles_pass(&buckets, cycle_sizes, CYCLE_SIZES); }
 
 /* Other round counts: parity alone (few rounds fail the cycle test as they fail chi-squared), at
  * a power of two and at the Feistel's odd radix (n = 272). */
@@ -229,7 +284,7 @@ Test(shuffle_stats, other_rounds_pass_parity) {
     for (int f = 0; f < 2; f++)
         for (size_t r = 0; r < sizeof rounds / sizeof rounds[0]; r++)
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-                clperm_shuffle_opts o = {f ? CLPERM_BIJECTION_FEISTEL : CLPERM_BIJECTION_PHILOX, rounds[r]};
+                clperm_shuffle_opts o = {f ? CLPERM_BIJECTION_FEISTEL : CLPERM_BIJECTION_PHILOX, rounds[r], 0};
                 /* One Feistel round adds to L only: with an odd radix a rotation of odd cycles. */
                 if (f && rounds[r] == 1 && sizes[s] == 272) continue;
                 clperm_cycles_result res = cycles(&o, sizes[s], base, 0);
@@ -247,7 +302,7 @@ Test(shuffle_stats, paper_philox_fails_parity_at_powers_of_two) {
         for (size_t s = 0; s < CYCLE_SIZES; s++) {
             uint32_t n = cycle_sizes[s];
             if ((n & (n - 1)) || (rounds[r] != 24 && n > 256)) continue;
-            clperm_shuffle_opts o = {CLPERM_BIJECTION_PHILOX, rounds[r]};
+            clperm_shuffle_opts o = {CLPERM_BIJECTION_PHILOX, rounds[r], 0};
             clperm_cycles_result res = cycles(&o, n, base, 1);
             cr_assert_eq(res.odd, 0, "paper's %s n=%u: %llu odd permutations", label(&o), n, (unsigned long long)res.odd);
             cr_assert(res.parity_p_value < 1e-100 && (rounds[r] == 1 || res.p_value < 1e-100),

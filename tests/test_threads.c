@@ -110,8 +110,8 @@ static void run_round(worker *w) {
     memset(&r, 0, sizeof r);
     r.n = round_sizes[(k + (uint64_t)w->id) % ROUND_SIZES];
     r.seed = w->seed + 1000003 * k + (uint64_t)w->id;
-    static const clperm_shuffle_opts opts[] = {{CLPERM_BIJECTION_FEISTEL, 0}, {CLPERM_BIJECTION_PHILOX, 0},
-                                               {CLPERM_BIJECTION_LCG, 0}};
+    static const clperm_shuffle_opts opts[] = {{CLPERM_BIJECTION_FEISTEL, 0, 0}, {CLPERM_BIJECTION_PHILOX, 0, 0},
+                                               {CLPERM_BIJECTION_LCG, 0, 0}};
     r.shuffle = opts[k % 3];
     r.perm = opts[(k + 1) % 3];
     r.tcount = r.n / (T_ROWS * T_COLS);

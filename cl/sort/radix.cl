@@ -111,10 +111,12 @@ typedef uint sort_mask;
 #define SORT_LDS_BYTES                                                                             \
     SORT_MAX2(SORT_RANK_BYTES, SORT_TILE * SORT_MAX2((int)sizeof(sort_key), CLPERM_SORT_VALUE_BYTES))
 #define SORT_LDS_WORDS ((SORT_LDS_BYTES + 7) / 8)
+/* The kernels' local words, aligned for 16-byte values. */
+#define SORT_LDS_DECL __local ulong lds[SORT_LDS_WORDS] __attribute__((aligned(16)))
 
 /* The digit of key k; mask = 2^bits - 1. */
 #define SORT_DIGIT(k, pos_xor, neg_xor, shift, mask)                                               \
-    ((uint)(CLPERM_KEY_ORDER((k), SORT_KEY_BITS, (pos_xor), (neg_xor)) >> (shift)) & (mask))
+    ((uint)(SORT_ORDER((k), (pos_xor), (neg_xor)) >> (shift)) & (mask))
 
 /* ---- the bank-conflict trace ------------------------------------------------------------------
  * In a trace build every local-memory access of the ranking and the exchange goes through
@@ -190,7 +192,7 @@ inline void sort_publish_count(volatile __global ulong *p, uint tile, uint epoch
 inline ulong sort_tile_count(const __global sort_key *kin, ulong n, uint t, uint d, sort_key px, sort_key nx,
                              uint shift, uint mask) {
     ulong base = (ulong)t * SORT_TILE, end = min(n, base + SORT_TILE), c = 0;
-    for (ulong i = base; i < end; i++) c += SORT_DIGIT(kin[i], px, nx, shift, mask) == d;
+    for (ulong i = base; i < end; i++) c += SORT_DIGIT(SORT_KEY_AT(kin, i, px, nx), px, nx, shift, mask) == d;
     return c;
 }
 
@@ -282,7 +284,7 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_radix_histogram(const __global sort_key
 SORT_UNROLL
         for (uint j = 0; j < SORT_ITEMS; j++) {
             uint e = j * SORT_WG + lid;
-            k[j] = e < valid ? keys[base + e] : (sort_key)0;
+            k[j] = e < valid ? SORT_KEY_AT(keys, base + e, px, nx) : (sort_key)0;
         }
         for (uint p = 0; p < passes; p++) {
             uint shift = lo + p * CLPERM_SORT_BITS, bits = min((uint)CLPERM_SORT_BITS, hi - shift);
@@ -348,7 +350,7 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_radix_count(const __global sort_key *ke
 SORT_UNROLL
     for (uint j = 0; j < SORT_ITEMS; j++) {
         uint e = j * SORT_WG + lid;
-        if (e < valid) atomic_inc(&lh[SORT_DIGIT(keys[base + e], px, nx, shift, mask)]);
+        if (e < valid) atomic_inc(&lh[SORT_DIGIT(SORT_KEY_AT(keys, base + e, px, nx), px, nx, shift, mask)]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint d = lid; d < SORT_R; d += SORT_WG) counts[(ulong)d * tiles + tile] = lh[d];
@@ -439,7 +441,7 @@ sort_tile(const __global sort_key *kin, __global sort_key *kout, const __global 
 SORT_UNROLL
     for (uint j = 0; j < SORT_ITEMS; j++) {
         uint e = SORT_POS(j);
-        key[j] = e < valid ? kin[base + e] : (sort_key)0;
+        key[j] = e < valid ? SORT_KEY_AT(kin, base + e, px, nx) : (sort_key)0;
         dig[j] = e < valid ? SORT_DIGIT(key[j], px, nx, shift, mask) : mask; /* padding sorts last */
     }
 #if CLPERM_SORT_VALUE_BYTES && CLPERM_NVIDIA
@@ -508,7 +510,7 @@ SORT_UNROLL
 SORT_UNROLL
     for (uint j = 0; j < SORT_ITEMS; j++) {
         uint e = SORT_POS(j);
-        key[j] = e < valid ? kin[base + e] : (sort_key)0;
+        key[j] = e < valid ? SORT_KEY_AT(kin, base + e, px, nx) : (sort_key)0;
         dig[j] = e < valid ? SORT_DIGIT(key[j], px, nx, shift, mask) : mask;
         lab[e] = dig[j] ^ label_xor;
     }
@@ -575,7 +577,7 @@ SORT_UNROLL
     /* The keys are already in the tile's order: each goes straight out. */
 SORT_UNROLL
     for (uint j = 0; j < SORT_ITEMS; j++)
-        if (SORT_POS(j) < valid) kout[obase[dig[j]] + rank[j]] = key[j];
+        if (!CLPERM_SORT_LABELS && SORT_POS(j) < valid) kout[obase[dig[j]] + rank[j]] = key[j];
 #if CLPERM_SORT_VALUE_BYTES
 SORT_UNROLL
     for (uint j = 0; j < SORT_ITEMS; j++)
@@ -592,7 +594,7 @@ SORT_UNROLL
         od[j] = SORT_DIGIT(k, px, nx, shift, mask);
         if (i < valid) {
             SORT_T(SORT_TB_BASE + 2 * od[j]);
-            kout[obase[od[j]] + i] = k;
+            if (!CLPERM_SORT_LABELS) kout[obase[od[j]] + i] = k;
         } else {
             SORT_T(SORT_IDLE);
         }
@@ -653,7 +655,7 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_radix_onesweep(const __global sort_key 
                                                         uint tile_base, volatile __global ulong *status, uint epoch,
                                                         const __global ulong *bins, uint pass, uint passes,
                                                         uint run SORT_TRACE_PARAMS) {
-    __local ulong lds[SORT_LDS_WORDS];
+    SORT_LDS_DECL;
     __local uint tcount[SORT_R], tstart[SORT_R], sg_tot[CLPERM_SG_MAX_COUNT], tile_sh, skip_sh;
     __local ulong obase[SORT_R];
     CLPERM_SG_SCRATCH_DECL(scr);
@@ -698,7 +700,7 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_radix_finish(__global sort_key *k0, con
     v0 += off;
     v1 += off;
     for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {
-        if (copy) k0[i] = k1[i];
+        if (copy && !CLPERM_SORT_LABELS) k0[i] = k1[i];
 #if CLPERM_SORT_VALUE_BYTES
         v0[i] = copy ? v1[i] : (sort_val)i;
 #endif
@@ -712,7 +714,7 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_radix_scatter(const __global sort_key *
                                                        ulong off, ulong n, ulong pos_xor, ulong neg_xor, uint shift,
                                                        uint bits, uint label_xor, const __global sort_count *offsets,
                                                        uint tiles, ulong block, uint iota SORT_TRACE_PARAMS) {
-    __local ulong lds[SORT_LDS_WORDS];
+    SORT_LDS_DECL;
     __local uint tcount[SORT_R], tstart[SORT_R], sg_tot[CLPERM_SG_MAX_COUNT];
     __local ulong obase[SORT_R];
     CLPERM_SG_SCRATCH_DECL(scr);
@@ -734,12 +736,12 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_radix_scatter(const __global sort_key *
  * counts of the segment, their scan into run[], then its tiles in order, each placed at run[]
  * and advancing it. Passes alternate between keys and tkeys (the same offsets); after an odd
  * number the segment is copied back. The passes cover bits [lo, hi). */
-#if CLPERM_SORT_RANK != CLPERM_RANK_PRESORTED && !CLPERM_SORT_TRACE
+#if CLPERM_SORT_RANK != CLPERM_RANK_PRESORTED && !CLPERM_SORT_TRACE && !CLPERM_SORT_LABELS
 __kernel CLPERM_KERNEL_ATTRS void clperm_radix_segments(__global sort_key *keys, __global sort_key *tkeys,
                                                         __global sort_val *vals, __global sort_val *tvals,
                                                         const __global ulong *list, ulong first, ulong pos_xor,
                                                         ulong neg_xor, uint lo, uint hi) {
-    __local ulong lds[SORT_LDS_WORDS];
+    SORT_LDS_DECL;
     __local uint tcount[SORT_R], tstart[SORT_R], sg_tot[CLPERM_SG_MAX_COUNT];
     __local ulong obase[SORT_R], run[SORT_R];
     CLPERM_SG_SCRATCH_DECL(scr);

@@ -10,7 +10,7 @@
  *   clperm_radix_segments one segment of the segmented sort per work-item: an insertion sort up
  *                         to SORT_SHORT keys, else LSD radix passes through tkeys (and tvals)
  */
-#define SORT_DIGIT(k) ((uint)(CLPERM_KEY_ORDER((k), SORT_KEY_BITS, px, nx) >> shift) & mask)
+#define SORT_DIGIT(k) ((uint)(SORT_ORDER((k), px, nx) >> shift) & mask)
 
 /* Keys [begin, end) of kin (and their values; with iota, their positions) in order to kout
  * (vout) at o[digit]++: a stable scatter. */
@@ -19,9 +19,9 @@ inline void sort_scatter_run(const __global sort_key *kin, __global sort_key *ko
                              uint shift, uint mask, uint iota) {
     (void)vin, (void)vout, (void)iota;
     for (ulong i = begin; i < end; i++) {
-        sort_key k = kin[i];
+        sort_key k = SORT_KEY_AT(kin, i, px, nx);
         ulong p = o[SORT_DIGIT(k)]++;
-        kout[p] = k;
+        if (!CLPERM_SORT_LABELS) kout[p] = k;
 #if CLPERM_SORT_VALUE_BYTES
         vout[p] = iota ? (sort_val)i : vin[i];
 #endif
@@ -40,13 +40,14 @@ __kernel void clperm_radix_count(const __global sort_key *keys, ulong off, ulong
     keys += off;
     ulong i = begin;
     for (; i + 4 <= end; i += 4) {
-        sort_key k0 = keys[i], k1 = keys[i + 1], k2 = keys[i + 2], k3 = keys[i + 3];
+        sort_key k0 = SORT_KEY_AT(keys, i, px, nx), k1 = SORT_KEY_AT(keys, i + 1, px, nx),
+                 k2 = SORT_KEY_AT(keys, i + 2, px, nx), k3 = SORT_KEY_AT(keys, i + 3, px, nx);
         h[0][SORT_DIGIT(k0)]++;
         h[1][SORT_DIGIT(k1)]++;
         h[2][SORT_DIGIT(k2)]++;
         h[3][SORT_DIGIT(k3)]++;
     }
-    for (; i < end; i++) h[0][SORT_DIGIT(keys[i])]++;
+    for (; i < end; i++) h[0][SORT_DIGIT(SORT_KEY_AT(keys, i, px, nx))]++;
     for (uint d = 0; d < SORT_R; d++) counts[(ulong)d * blocks + b] = h[0][d] + h[1][d] + h[2][d] + h[3][d];
 }
 
@@ -63,6 +64,7 @@ __kernel void clperm_radix_scatter(const __global sort_key *kin, __global sort_k
     sort_scatter_run(kin + off, kout + off, vin + off, vout + off, begin, end, o, px, nx, shift, mask, iota);
 }
 
+#if !CLPERM_SORT_LABELS
 #define SORT_SHORT 32
 
 /* Work-item g sorts keys [list[2e], list[2e] + list[2e + 1]), e = first + g, by the bits
@@ -126,3 +128,4 @@ __kernel void clperm_radix_segments(__global sort_key *keys, __global sort_key *
 #endif
         }
 }
+#endif

@@ -3,8 +3,13 @@
  * Compiled after cl/sort/sort_key.h.
  *
  * Required: CLPERM_SORT_KEY64 (0: 32-bit keys, 1: 64-bit), CLPERM_SORT_BITS (bits per digit,
- * 1..8). Optional: CLPERM_SORT_VALUE_BYTES (0, 4 or 8; 0 when there are no values),
- * CLPERM_SORT_COUNT64 (the reduce-then-scan counts: 0 u32, 1 u64).
+ * 1..8). Optional: CLPERM_SORT_VALUE_BYTES (0, 4, 8 or 16; 0 when there are no values),
+ * CLPERM_SORT_COUNT64 (the reduce-then-scan counts: 0 u32, 1 u64), CLPERM_SORT_LABELS (below).
+ *
+ * Label programs (CLPERM_SORT_LABELS=1, the bucket shuffle's partition): key i is not read but
+ * drawn, clperm__bucket_label(key, i) (clperm_features.h), and no key is written; the kernels'
+ * two mask arguments carry the labels' key instead (low and high words), and a digit is the
+ * label's bits from `shift` up.
  */
 #ifndef CLPERM_SORT_KEY64
 #error "CLPERM_SORT_KEY64 must be defined"
@@ -18,6 +23,9 @@
 #ifndef CLPERM_SORT_COUNT64
 #define CLPERM_SORT_COUNT64 0
 #endif
+#ifndef CLPERM_SORT_LABELS
+#define CLPERM_SORT_LABELS 0
+#endif
 
 #if CLPERM_SORT_KEY64
 typedef ulong sort_key;
@@ -26,7 +34,9 @@ typedef ulong sort_key;
 typedef uint sort_key;
 #define SORT_KEY_BITS 32
 #endif
-#if CLPERM_SORT_VALUE_BYTES == 8
+#if CLPERM_SORT_VALUE_BYTES == 16
+typedef ulong2 sort_val;
+#elif CLPERM_SORT_VALUE_BYTES == 8
 typedef ulong sort_val;
 #else
 typedef uint sort_val; /* unused without values */
@@ -37,3 +47,13 @@ typedef ulong sort_count;
 typedef uint sort_count;
 #endif
 #define SORT_R (1u << CLPERM_SORT_BITS)
+
+/* Key i of `keys`, and the order-preserving digit of key k under masks px and nx (label programs:
+ * the label, and its bits). */
+#if CLPERM_SORT_LABELS
+#define SORT_KEY_AT(keys, i, px, nx) ((sort_key)clperm__bucket_label(((ulong)(nx) << 32) | (ulong)(px), (i)))
+#define SORT_ORDER(k, px, nx) (k)
+#else
+#define SORT_KEY_AT(keys, i, px, nx) ((keys)[i])
+#define SORT_ORDER(k, px, nx) CLPERM_KEY_ORDER((k), SORT_KEY_BITS, (px), (nx))
+#endif

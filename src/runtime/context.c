@@ -160,6 +160,8 @@ void clperm_ctx_free(clperm_ctx *ctx) {
     clperm__lookback_release(&ctx->lookback);
     clperm__scratch_release(&ctx->scan_partials);
     clperm__scratch_release(&ctx->shuffle_counts);
+    clperm__scratch_release(&ctx->bucket_keys);
+    clperm__scratch_release(&ctx->bucket_part);
     clperm__scratch_release(&ctx->sort_counter);
     clperm__scratch_release(&ctx->sort_status);
     clperm__scratch_release(&ctx->sort_hist);

@@ -174,6 +174,10 @@ struct clperm_ctx {
     clperm__lookback lookback;      /* single-pass kernels' tile state (lookback.c) */
     clperm__scratch scan_partials;  /* reduce-then-scan: one sum per work-group */
     clperm__scratch shuffle_counts; /* the two-pass shuffle: kept values per work-group */
+    clperm__scratch bucket_keys;    /* the bucket shuffle: a bijection key per bucket */
+    clperm__scratch bucket_part;    /* the bucket shuffle: its partitioned items, n of them
+                                     * (kept between calls: a new buffer of n items per call
+                                     * cost the H100 a third of the call at 2^28) */
     /* Temporaries released by event callbacks (clperm__release_after): how many are still held,
      * under their own lock, so that clperm_ctx_free can wait for them. */
     pthread_mutex_t held_lock;
@@ -287,6 +291,15 @@ void clperm__lookback_end(clperm_ctx *ctx, uint64_t tiles);
 void clperm__lookback_release(clperm__lookback *lb);
 /* Options with defaults filled in; CLPERM_ERROR_INVALID_ARGUMENT when they are not valid. */
 clperm_status clperm__shuffle_opts_check(const clperm_shuffle_opts *opts, clperm_shuffle_opts *out);
+/* The bucket shuffle (src/shuffle/buckets.c), arguments checked, opts filled in: dst[j] =
+ * src[perm[j]] for items of elem_size bytes, or with perm_type (U32 or U64) dst[j] = perm[j]
+ * (src unused); src == dst shuffles in place. */
+clperm_status clperm__buckets_run(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t n, size_t elem_size,
+                                  clperm_type perm_type, uint64_t seed, const clperm_shuffle_opts *opts,
+                                  cl_uint num_events, const cl_event *events, cl_event *event);
+/* The same on the host: dst and src apart; perm_type as above. */
+clperm_status clperm__buckets_host(const void *src, void *dst, uint64_t n, size_t elem_size, clperm_type perm_type,
+                                   uint64_t seed, const clperm_shuffle_opts *opts);
 
 /* ---- generators ---- */
 /* The packed parameters of (family, k), or NULL when there is no table. */

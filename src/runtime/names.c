@@ -55,6 +55,11 @@ const char *clperm_bijection_name(clperm_bijection bijection) {
     return NAME_OF(names, bijection);
 }
 
+const char *clperm_shuffle_algorithm_name(clperm_shuffle_algorithm algorithm) {
+    static const char *const names[] = {[CLPERM_SHUFFLE_BIJECTIVE] = "bijective", [CLPERM_SHUFFLE_BUCKETS] = "buckets"};
+    return NAME_OF(names, algorithm);
+}
+
 const char *clperm_rng_family_name(clperm_rng_family family) {
     static const char *const names[] = {
         [CLPERM_RNG_FAMILY_AUTO] = "auto",         [CLPERM_RNG_FAMILY_CORRELATED] = "correlated",

@@ -215,6 +215,10 @@ static clperm_status shuffle_checked(clperm_ctx *ctx, cl_mem src, cl_mem dst, ui
     CLPERM_TRY(clperm__check_buffer(ctx, dst, n, elem_size, 1));
     CLPERM_RETURN_IF(src == dst, CLPERM_ERROR_INVALID_ARGUMENT);
     CLPERM_TRY(clperm__check_overlap(src, n * elem_size, dst, n * elem_size, 0));
+    clperm_shuffle_opts o;
+    CLPERM_TRY(clperm__shuffle_opts_check(opts, &o));
+    if (o.algorithm == CLPERM_SHUFFLE_BUCKETS)
+        return clperm__buckets_run(ctx, src, dst, n, elem_size, 0, seed, &o, num_events, events, event);
     shuffle_plan p;
     CLPERM_TRY(plan_shuffle(ctx, n, elem_size, 0, seed, opts, &p));
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
@@ -237,6 +241,10 @@ static clperm_status inplace_checked(clperm_ctx *ctx, cl_mem buf, uint64_t n, si
     CLPERM_RETURN_IF(elem_size == 0, CLPERM_ERROR_INVALID_ARGUMENT);
     CLPERM_TRY(clperm__check_events(ctx, num_events, events));
     CLPERM_TRY(clperm__check_buffer(ctx, buf, n, elem_size, 1));
+    clperm_shuffle_opts o;
+    CLPERM_TRY(clperm__shuffle_opts_check(opts, &o));
+    if (o.algorithm == CLPERM_SHUFFLE_BUCKETS)
+        return clperm__buckets_run(ctx, buf, buf, n, elem_size, 0, seed, &o, num_events, events, event);
     shuffle_plan p;
     CLPERM_TRY(plan_shuffle(ctx, n, elem_size, 0, seed, opts, &p));
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
@@ -277,6 +285,10 @@ static clperm_status permutation_checked(clperm_ctx *ctx, clperm_type type, cl_m
     CLPERM_RETURN_IF(type == CLPERM_TYPE_U32 && n > (UINT64_C(1) << 32), CLPERM_ERROR_INVALID_TYPE);
     CLPERM_TRY(clperm__check_events(ctx, num_events, events));
     CLPERM_TRY(clperm__check_buffer(ctx, dst, n, es, 1));
+    clperm_shuffle_opts o;
+    CLPERM_TRY(clperm__shuffle_opts_check(opts, &o));
+    if (o.algorithm == CLPERM_SHUFFLE_BUCKETS)
+        return clperm__buckets_run(ctx, dst, dst, n, es, type, seed, &o, num_events, events, event);
     shuffle_plan p;
     CLPERM_TRY(plan_shuffle(ctx, n, es, type, seed, opts, &p));
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;

@@ -16,6 +16,9 @@ clperm_status clperm_shuffle_host(const void *src, void *dst, uint64_t n, size_t
     unsigned char *d = dst;
     size_t bytes = (size_t)n * elem_size;
     CLPERM_RETURN_IF(n > 0 && s < d + bytes && d < s + bytes, CLPERM_ERROR_INVALID_ARGUMENT);
+    clperm_shuffle_opts o;
+    CLPERM_TRY(clperm__shuffle_opts_check(opts, &o));
+    if (o.algorithm == CLPERM_SHUFFLE_BUCKETS) return clperm__buckets_host(src, dst, n, elem_size, 0, seed, &o);
     clperm_bijection_key key;
     CLPERM_TRY(clperm_bijection_init(&key, n, seed, opts));
     if (n == 0) return CLPERM_SUCCESS;
@@ -33,6 +36,9 @@ clperm_status clperm_permutation_host(clperm_type type, void *dst, uint64_t n, u
     CLPERM_RETURN_IF(n > 0 && !dst, CLPERM_ERROR_INVALID_ARGUMENT);
     CLPERM_RETURN_IF(type == CLPERM_TYPE_U32 && n > (UINT64_C(1) << 32), CLPERM_ERROR_INVALID_TYPE);
     CLPERM_RETURN_IF(n > SIZE_MAX / 8, CLPERM_ERROR_SIZE_OVERFLOW);
+    clperm_shuffle_opts o;
+    CLPERM_TRY(clperm__shuffle_opts_check(opts, &o));
+    if (o.algorithm == CLPERM_SHUFFLE_BUCKETS) return clperm__buckets_host(NULL, dst, n, 0, type, seed, &o);
     clperm_bijection_key key;
     CLPERM_TRY(clperm_bijection_init(&key, n, seed, opts));
     uint64_t j = 0;

@@ -63,6 +63,8 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
     }
     p->digit_bits = ctx->params[CLPERM_PARAM_SORT_DIGIT_BITS] ? (unsigned)ctx->params[CLPERM_PARAM_SORT_DIGIT_BITS]
                                                               : (unsigned)tune->digit_bits;
+    /* Labels are drawn from positions: one pass takes them all. */
+    if (job->labels) p->digit_bits = CLPERM_BUCKET_BITS;
     p->passes = (job->bits.hi - job->bits.lo + p->digit_bits - 1) / p->digit_bits;
     p->count64 = job->n > UINT32_MAX;
     uint64_t n = job->n ? job->n : 1;
@@ -114,7 +116,7 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
     /* Onesweep's histogram shows the high digits that do not vary; their passes return at once.
      * The tile partitions (rank 3) reorder each pass's input from the host before it runs, and a
      * trace runs one pass: both run every pass. */
-    p->skip = p->algorithm == 2 && !trace && p->rank != CLPERM_RANK_PRESORTED;
+    p->skip = p->algorithm == 2 && !trace && p->rank != CLPERM_RANK_PRESORTED && !job->labels;
     int atom64 = ctx->profile.vendor != CLPERM_VENDOR_NVIDIA && ctx->profile.atomics64;
     /* Argsort's positions: on GPUs in programs of their own (the test would cost the pass kernel
      * registers), elsewhere behind the kernels' run-time flag, sharing the programs. */
@@ -127,6 +129,7 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
                     ks == 8, vs, p->digit_bits, p->items, p->rank, p->count64, atom64, (unsigned long long)p->sub,
                     trace, gpu, gpu ? job->argsort : 1);
     /* ptxas takes the cap only where the kernels do not require their work-group size. */
+    if (job->labels) clperm__buf_add(&o, " -DCLPERM_SORT_LABELS=1");
     if (p->regs) clperm__buf_add(&o, " -DCLPERM_NO_REQD_WG=1 -cl-nv-maxrregcount=%d", p->regs);
     CLPERM_TRY(clperm__buf_status(&o));
     return CLPERM_SUCCESS;
@@ -144,7 +147,7 @@ int clperm__sort_param(const clperm_ctx *ctx, clperm_param param, int *value) {
     default: return 0;
     }
     /* As a sort of u32 keys plans them; no keys: the serial kernels' smallest block. */
-    clperm__radix_job job = {CLPERM_KEY_U32, 0, NULL, NULL, NULL, NULL, 0, 0, {32, 0, 32, 0, 0, 0}, 0};
+    clperm__radix_job job = {CLPERM_KEY_U32, 0, NULL, NULL, NULL, NULL, 0, 0, {32, 0, 32, 0, 0, 0}, 0, 0};
     clperm__radix_plan p;
     if (clperm__radix_plan_job(ctx, &job, 0, 1, &p) != CLPERM_SUCCESS) {
         *value = ctx->params[param];
@@ -423,7 +426,7 @@ clperm_status clperm__radix_run(clperm_ctx *ctx, const clperm__radix_plan *p, co
     wait_list wait = {num_events, events};
     /* After an even number of passes the keys are back in place; after an odd one they are in the
      * temp buffers and a copy brings them back (skipping passes, clperm_radix_finish decides). */
-    int copy_back = !p->trace && !p->skip && (p->passes & 1);
+    int copy_back = !p->trace && !p->skip && !job->labels && (p->passes & 1);
     /* Positions as values: the first pass makes them, but where a tile partition reorders the
      * values before it, they are written first. */
     if (job->argsort && p->rank == CLPERM_RANK_PRESORTED) CLPERM_TRY(finish(ctx, p, job, 0, RUN_IOTA, &wait, NULL));
@@ -439,4 +442,12 @@ clperm_status clperm__radix_run(clperm_ctx *ctx, const clperm__radix_plan *p, co
         CLPERM_TRY(clEnqueueCopyBuffer(ctx->queue, job->temp_values, job->values, (size_t)job->off * vs,
                                        (size_t)job->off * vs, (size_t)job->n * vs, 0, NULL, event));
     return CLPERM_SUCCESS;
+}
+
+void clperm__radix_label_starts(const clperm_ctx *ctx, const clperm__radix_plan *p, cl_mem *buf, uint64_t *stride,
+                                int *wide) {
+    int onesweep = p->algorithm == 2;
+    *buf = onesweep ? ctx->sort_bins.mem : ctx->sort_counts.mem;
+    *stride = onesweep ? 1 : p->tiles;
+    *wide = onesweep || p->count64;
 }

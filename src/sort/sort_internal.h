@@ -26,6 +26,9 @@ typedef struct clperm__radix_job {
     uint64_t off, n;
     clperm__sort_bits bits;
     int argsort; /* the values are written, not read: each key's position goes with it */
+    int labels;  /* the bucket shuffle's partition: keys are drawn as labels (radix_types.h), none
+                  * read or written, bits.pos_xor and neg_xor carry the labels' key; the values
+                  * stay in the temp buffers */
 } clperm__radix_job;
 
 /* How it runs on the context's device. */
@@ -71,5 +74,11 @@ clperm_status clperm__radix_kernel(clperm_ctx *ctx, const clperm__radix_plan *pl
 clperm_status clperm__radix_run(clperm_ctx *ctx, const clperm__radix_plan *plan, const clperm__radix_job *job,
                                 cl_mem trace, cl_uint trace_cap, cl_uint num_events, const cl_event *events,
                                 cl_event *event);
+
+/* After clperm__radix_run of a label job: where bucket d starts is word d * *stride of *buf, u64
+ * words where *wide, else u32 (Onesweep's digit starts, or the reduce-then-scan's scanned
+ * counts). */
+void clperm__radix_label_starts(const clperm_ctx *ctx, const clperm__radix_plan *plan, cl_mem *buf, uint64_t *stride,
+                                int *wide);
 
 #endif
