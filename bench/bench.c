@@ -211,14 +211,15 @@ static void step_variant(const bench_step *s, char *buf, size_t cap) {
 /* The default run on a device other than a CPU checks each row bit for bit at this size, in a run
  * of its own before the timed ones, which are checked as far as is cheap at their size (a scan in
  * full, a shuffle to be a permutation): the host's references at 2^26 items took most of a GPU's
- * run. */
+ * run. A row whose timed size is checked bit for bit anyway (the offline permutation at 2^24)
+ * skips it: its plan for 2^22 items cost a second. */
 #define GPU_CHECK_N (UINT64_C(1) << 22)
 
 static double measure(const bench_opts *o, bench_dev *d, const bench_step *s, uint64_t *extra, char *err,
                       size_t errcap) {
     bench_verify verify = o->verify;
     if (!o->detailed && verify == BENCH_VERIFY_ALL && s->dev >= 0 && !bench_dev_is_cpu(d) && s->n > GPU_CHECK_N &&
-        !(s->c->flags & BENCH_BOOST)) {
+        !(s->c->flags & BENCH_BOOST) && !bench_check_covers(BENCH_VERIFY_LIMITED, s->c->kind, s->n)) {
         bench_timing once = {0, 1, 0};
         if (bench_measure(d, s->c, GPU_CHECK_N, s->segment, &once, BENCH_VERIFY_ALL, NULL, err, errcap) < 0) return -1;
         verify = BENCH_VERIFY_LIMITED;
@@ -235,6 +236,9 @@ double bench_measure(bench_dev *d, const bench_case *c, uint64_t n, uint64_t seg
     case BENCH_KIND_GATHER: return bench_gather(d, n, t, err, errcap);
     case BENCH_KIND_SCAN: return bench_scan(d, c->op, type, c->algorithm, n, t, verify, extra, err, errcap);
     case BENCH_KIND_SHUFFLE: return bench_shuffle(d, c->fusion, c->bijection, n, t, verify, extra, err, errcap);
+    case BENCH_KIND_SHUFFLE_ITEMS:
+        return bench_shuffle_items(d, c->algorithm, (size_t)bench_type_bytes(c->type), n, t, verify, extra, err,
+                                   errcap);
     case BENCH_KIND_DART: return bench_dart_throwing(d, n, t, verify, extra, err, errcap);
     case BENCH_KIND_SORT_SHUFFLE: return bench_sort_shuffle(d, n, t, verify, extra, err, errcap);
     case BENCH_KIND_TILE: return bench_tile(d, c->tile, segment, c->bits, n, t, verify, err, errcap);
@@ -280,6 +284,7 @@ typedef struct dev_state {
     uint64_t same_n;
     double same_rate;
     double gather32_rate; /* the gather of 4-byte items at n; 0: not yet timed */
+    double gather16_rate; /* of 16-byte items */
 } dev_state;
 
 static bench_row *new_row(bench_run *r, const bench_step *s, const bench_dev *d, const char *variant, double t,
@@ -324,15 +329,17 @@ static void same_bytes_copy(const bench_opts *o, bench_dev *d, dev_state *st, co
  * the copy of as many bytes, or the gather of items of its size (4 or 8 bytes), at the same n. */
 static void same_bytes_bound(const bench_opts *o, bench_dev *d, dev_state *st, const bench_step *s, bench_row *row) {
     if (s->c->bound == BENCH_BOUND_COPY) same_bytes_copy(o, d, st, s, row);
-    if (s->c->bound == BENCH_BOUND_GATHER && row->elem_bytes == 4) {
-        if (st->gather32_rate == 0) {
+    if (s->c->bound == BENCH_BOUND_GATHER && (row->elem_bytes == 4 || row->elem_bytes == 16)) {
+        double *rate = row->elem_bytes == 4 ? &st->gather32_rate : &st->gather16_rate;
+        if (*rate == 0) {
             char err[256];
-            double t = bench_gather_u32(d, s->n, &o->timing, err, sizeof err);
-            st->gather32_rate = t > 0 ? (double)s->n / t : -1;
-            if (t <= 0) bench_progress_note("%s: gather of %llu 4-byte items: %s", d->profile.device_name,
-                                            (unsigned long long)s->n, err);
+            double t = row->elem_bytes == 4 ? bench_gather_u32(d, s->n, &o->timing, err, sizeof err)
+                                            : bench_gather_16(d, s->n, &o->timing, err, sizeof err);
+            *rate = t > 0 ? (double)s->n / t : -1;
+            if (t <= 0) bench_progress_note("%s: gather of %llu %d-byte items: %s", d->profile.device_name,
+                                            (unsigned long long)s->n, row->elem_bytes, err);
         }
-        if (st->gather32_rate > 0) row->same_gather_items_per_s = st->gather32_rate;
+        if (*rate > 0) row->same_gather_items_per_s = *rate;
     }
     row->of_bound = bench_row_of_same_bytes(row);
 }
@@ -352,7 +359,7 @@ static void run_step(bench_run *r, int i, dev_state *ds) {
         st->n = s->n;
         st->copy = st->gather = -1;
         st->same_n = 0;
-        st->gather32_rate = 0;
+        st->gather32_rate = st->gather16_rate = 0;
         st->ok = bench_dev_prepare(d, s->n, err, sizeof err) == 0;
         if (!st->ok) {
             bench_progress_note("%s, n = %llu: skipped: %s", where, (unsigned long long)s->n, err);
@@ -405,7 +412,7 @@ static void run_step(bench_run *r, int i, dev_state *ds) {
         if (r->o->detailed) emit(r->o, copy);
     }
     bench_row_bounds(row, s->c->bound, copy->items_per_s, copy->bytes_per_s, r->rows[st->gather].items_per_s);
-    if (!r->o->detailed) /* the default run's rows and their peers */
+    if (!r->o->detailed || s->c->kind == BENCH_KIND_SHUFFLE_ITEMS) /* the default run's rows and their peers */
         same_bytes_bound(r->o, d, st, s, row);
     else if (s->c->kind == BENCH_KIND_PERMUTE && s->c->bound == BENCH_BOUND_COPY)
         same_bytes_copy(r->o, d, st, s, row);
@@ -590,7 +597,7 @@ int bench_main(int argc, char **argv) {
     dev_state ds[BENCH_MAX_DEVICES];
     int last[BENCH_MAX_DEVICES];
     for (int i = 0; i < BENCH_MAX_DEVICES; i++) {
-        ds[i] = (dev_state){-1, -1, 0, 0, 0, 0, 0};
+        ds[i] = (dev_state){-1, -1, 0, 0, 0, 0, 0, 0};
         last[i] = -1;
     }
     if (open_devices(&r) != 0) goto cleanup;

@@ -78,7 +78,7 @@ typedef struct bench_dev {
     cl_device_id device;
     cl_command_queue queue;
     cl_program program;
-    cl_kernel fill_u64, fill_u32, fill_index, fill_iota, copy, gather, gather_u32;
+    cl_kernel fill_u64, fill_u32, fill_index, fill_iota, copy, gather, gather_u32, gather_16;
     cl_mem a, b, idx;
     uint64_t cap, filled;
     bench_baselines *baselines; /* built on first use (baselines.c) */
@@ -180,6 +180,13 @@ double bench_time_kernel(bench_dev *d, cl_program prog, const char *name, const 
 /* ---- baselines.c ---------------------------------------------------------------------------- */
 
 void bench_baselines_free(bench_baselines *b);
+/* Shuffle of n items of es bytes (4, 8 or 16) by an algorithm (clperm_shuffle_algorithm; the
+ * Feistel bijection, the default fusion), random input, checked against the host's shuffle of the
+ * same bytes. */
+double bench_shuffle_items(bench_dev *d, int algorithm, size_t es, uint64_t n, const bench_timing *t,
+                           bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap);
+/* The random gather of n 16-byte items through the index array, between buffers of its own. */
+double bench_gather_16(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap);
 /* Shuffles of n 64-bit items: dart throwing into a 2n table, and a sort by random 64-bit keys. */
 double bench_dart_throwing(bench_dev *d, uint64_t n, const bench_timing *t, bench_verify verify, uint64_t *extra_bytes,
                            char *err, size_t errcap);
@@ -222,6 +229,7 @@ typedef enum bench_kind {
     BENCH_KIND_GATHER,
     BENCH_KIND_SCAN,
     BENCH_KIND_SHUFFLE,
+    BENCH_KIND_SHUFFLE_ITEMS,
     BENCH_KIND_DART,
     BENCH_KIND_SORT_SHUFFLE,
     BENCH_KIND_TILE,

@@ -39,3 +39,22 @@ double bench_gather(bench_dev *d, uint64_t n, const bench_timing *t, char *err, 
 double bench_gather_u32(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
     return gather(d, d->gather_u32, n, t, err, errcap);
 }
+
+double bench_gather_16(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
+    cl_int e = CL_SUCCESS;
+    cl_mem src = clCreateBuffer(d->context, CL_MEM_READ_WRITE, (size_t)n * 16, NULL, &e);
+    cl_mem dst = src ? clCreateBuffer(d->context, CL_MEM_READ_WRITE, (size_t)n * 16, NULL, &e) : NULL;
+    double s = -1;
+    cl_ulong nn = n;
+    if (dst) {
+        BENCH_ARG(e, d->gather_16, 0, src);
+        BENCH_ARG(e, d->gather_16, 1, d->idx);
+        BENCH_ARG(e, d->gather_16, 2, dst);
+        BENCH_ARG(e, d->gather_16, 3, nn);
+    }
+    if (e == CL_SUCCESS) s = bench_time_launch(d, d->gather_16, n, 256, t, err, errcap);
+    else snprintf(err, errcap, "gather of 16-byte items: %s", clperm_status_name(e));
+    if (src) clReleaseMemObject(src);
+    if (dst) clReleaseMemObject(dst);
+    return s;
+}

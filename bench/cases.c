@@ -32,6 +32,9 @@
 #define SHUFFLE(name, f, b)                                                                        \
     {"shuffle", "shuffle", "shuffle", name, "u64", BENCH_KIND_SHUFFLE, GATHER, 16, .fusion = f, .bijection = b, \
      .flags = (f) == CLPERM_FUSION_LOOKBACK ? BENCH_PROGRESS : 0u}
+#define SHUFFLE_ITEMS(name, alg, type, es)                                                         \
+    {"shuffle", "shuffle", "shuffle", name, type, BENCH_KIND_SHUFFLE_ITEMS, GATHER, 2 * (es), .flags = 0, \
+     .algorithm = alg}
 /* Offline permutations: per permutation the construction of its plans (the device's default pass
  * structure, then the other one), then per item size the D-designated (scatter through p),
  * S-designated (gather through p^-1) and scheduled permutations (the default passes, then the
@@ -98,6 +101,14 @@ const bench_case bench_cases[] = {
     SHUFFLE("bijective2-feistel", 3, CLPERM_BIJECTION_FEISTEL),
     SHUFFLE("bijective1-feistel", 2, CLPERM_BIJECTION_FEISTEL),
     SHUFFLE("bijective0-feistel", 1, CLPERM_BIJECTION_FEISTEL),
+    /* Items of 4, 8 and 16 bytes by each algorithm (the Feistel, the default fusion), each beside
+     * the gather of items of its size. */
+    SHUFFLE_ITEMS("bijective-4B", 1, "u32", 4),
+    SHUFFLE_ITEMS("bijective-8B", 1, "u64", 8),
+    SHUFFLE_ITEMS("bijective-16B", 1, "16B", 16),
+    SHUFFLE_ITEMS("buckets-4B", 2, "u32", 4),
+    SHUFFLE_ITEMS("buckets-8B", 2, "u64", 8),
+    SHUFFLE_ITEMS("buckets-16B", 2, "16B", 16),
     {"shuffle", "shuffle", "shuffle", "dart-throwing", "u64", BENCH_KIND_DART, GATHER, 16, .flags = 0},
     /* Random 64-bit keys sorted with the items by clperm_sort. */
     {"shuffle", "shuffle", "shuffle", "sort", "u64", BENCH_KIND_SORT_SHUFFLE, GATHER, 16, .flags = 0},

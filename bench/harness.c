@@ -86,9 +86,9 @@ bench_dev *bench_dev_open(const char *selector, const bench_set *sets, int nsets
     }
     static const char *const names[] = {"clperm_bench_fill_u64",   "clperm_bench_fill_u32",  "clperm_bench_fill_index",
                                         "clperm_bench_fill_iota",  "clperm_bench_copy_u64",  "clperm_bench_gather_u64",
-                                        "clperm_bench_gather_u32"};
+                                        "clperm_bench_gather_u32", "clperm_bench_gather_16"};
     cl_kernel *kernels[] = {&d->fill_u64, &d->fill_u32, &d->fill_index, &d->fill_iota,
-                            &d->copy,     &d->gather,   &d->gather_u32};
+                            &d->copy,     &d->gather,   &d->gather_u32, &d->gather_16};
     cl_int e = CL_SUCCESS;
     for (size_t i = 0; i < sizeof names / sizeof names[0] && e == CL_SUCCESS; i++)
         *kernels[i] = clCreateKernel(d->program, names[i], &e);
@@ -114,7 +114,7 @@ void bench_dev_close(bench_dev *d) {
     bench_baselines_free(d->baselines);
     bench_permute_free(d->permute);
     release_buffers(d);
-    cl_kernel ks[] = {d->fill_u64, d->fill_u32, d->fill_index, d->fill_iota, d->copy, d->gather, d->gather_u32};
+    cl_kernel ks[] = {d->fill_u64, d->fill_u32, d->fill_index, d->fill_iota, d->copy, d->gather, d->gather_u32, d->gather_16};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (ks[i]) clReleaseKernel(ks[i]);
     if (d->program) clReleaseProgram(d->program);

@@ -68,13 +68,74 @@ double bench_shuffle(bench_dev *d, int fusion, clperm_bijection bijection, uint6
                      bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap) {
     if (set_param(d, CLPERM_PARAM_SHUFFLE_FUSION, fusion, err, errcap) != 0) return -1;
     if (bench_fill_iota(d, n, err, errcap) != 0) return -1;
-    shuffle_run r = {d, n, {bijection, 0}};
+    shuffle_run r = {d, n, {bijection, 0, 0}};
     double s = bench_time_device(d->queue, run_shuffle, &r, t, err, errcap);
     if (s >= 0 && verify && bench_check_permutation(d, n, &r.opts, SHUFFLE_SEED, verify, err, errcap) != 0) return -1;
     uint64_t scratch = 0, temp = 0;
     clperm_ctx_counter(d->ctx, CLPERM_COUNTER_SCRATCH_BYTES, &scratch);
     clperm_ctx_counter(d->ctx, CLPERM_COUNTER_TEMP_BYTES, &temp);
     if (extra_bytes) *extra_bytes = scratch + temp;
+    return s;
+}
+
+typedef struct items_run {
+    bench_dev *d;
+    cl_mem src, dst;
+    uint64_t n;
+    size_t es;
+    clperm_shuffle_opts opts;
+} items_run;
+
+static cl_int run_shuffle_items(void *arg) {
+    items_run *r = arg;
+    return clperm_shuffle(r->d->ctx, r->src, r->dst, r->n, r->es, SHUFFLE_SEED, &r->opts, 0, NULL, NULL);
+}
+
+/* The host's shuffle of the input bytes, compared with the device's. */
+static int check_items(const items_run *r, char *err, size_t errcap) {
+    size_t bytes = (size_t)r->n * r->es;
+    unsigned char *in = malloc(bytes + 1), *out = malloc(bytes + 1), *want = malloc(bytes + 1);
+    int bad = -1;
+    if (!in || !out || !want) {
+        snprintf(err, errcap, "out of host memory to check the result");
+    } else if (clEnqueueReadBuffer(r->d->queue, r->src, CL_TRUE, 0, bytes, in, 0, NULL, NULL) != CL_SUCCESS ||
+               clEnqueueReadBuffer(r->d->queue, r->dst, CL_TRUE, 0, bytes, out, 0, NULL, NULL) != CL_SUCCESS) {
+        snprintf(err, errcap, "could not read back the result to check it");
+    } else if (clperm_shuffle_host(in, want, r->n, r->es, SHUFFLE_SEED, &r->opts) != CLPERM_SUCCESS) {
+        snprintf(err, errcap, "the host's shuffle failed");
+    } else {
+        bad = memcmp(want, out, bytes) != 0;
+        if (bad) snprintf(err, errcap, "differs from the host's shuffle");
+    }
+    free(in);
+    free(out);
+    free(want);
+    return bad;
+}
+
+double bench_shuffle_items(bench_dev *d, int algorithm, size_t es, uint64_t n, const bench_timing *t,
+                           bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap) {
+    if (set_param(d, CLPERM_PARAM_SHUFFLE_FUSION, 0, err, errcap) != 0) return -1;
+    items_run r = {d, d->a, d->b, n, es, {CLPERM_BIJECTION_FEISTEL, 0, (clperm_shuffle_algorithm)algorithm}};
+    cl_int e = CL_SUCCESS;
+    if (es > 8) {
+        /* Buffers a and b hold n 8-byte items: 16-byte ones get their own, a's bytes twice over. */
+        r.src = clCreateBuffer(d->context, CL_MEM_READ_WRITE, (size_t)n * es, NULL, &e);
+        if (r.src) r.dst = clCreateBuffer(d->context, CL_MEM_READ_WRITE, (size_t)n * es, NULL, &e);
+        for (size_t h = 0; h < 2 && e == CL_SUCCESS; h++)
+            e = clEnqueueCopyBuffer(d->queue, d->a, r.src, 0, h * n * 8, (size_t)n * 8, 0, NULL, NULL);
+        if (e != CL_SUCCESS) snprintf(err, errcap, "16-byte items: %s", clperm_status_name(e));
+    }
+    double s = e == CL_SUCCESS ? bench_time_device(d->queue, run_shuffle_items, &r, t, err, errcap) : -1;
+    if (s >= 0 && bench_check_covers(verify, BENCH_KIND_SHUFFLE, n) && check_items(&r, err, errcap) != 0) s = -1;
+    uint64_t scratch = 0, temp = 0;
+    clperm_ctx_counter(d->ctx, CLPERM_COUNTER_SCRATCH_BYTES, &scratch);
+    clperm_ctx_counter(d->ctx, CLPERM_COUNTER_TEMP_BYTES, &temp);
+    if (extra_bytes) *extra_bytes = scratch + temp;
+    if (es > 8) {
+        if (r.src) clReleaseMemObject(r.src);
+        if (r.dst) clReleaseMemObject(r.dst);
+    }
     return s;
 }
 

@@ -34,6 +34,12 @@ __kernel void clperm_bench_gather_u32(const __global uint *src, const __global u
     if (i < n) dst[i] = src[idx[i]];
 }
 
+__kernel void clperm_bench_gather_16(const __global ulong2 *src, const __global uint *idx,
+                                     __global ulong2 *dst, ulong n) {
+    ulong i = get_global_id(0);
+    if (i < n) dst[i] = src[idx[i]];
+}
+
 __kernel void clperm_bench_fill_iota(__global ulong *dst, ulong n) {
     ulong i = get_global_id(0);
     if (i < n) dst[i] = i;
