@@ -205,8 +205,9 @@ CLPERM_INLINE clperm_u64 clperm_rng_double_bits(clperm_u64 u) {
  *
  * Work-items are taken k at a time in local-id order: generator g of the work-group is work-items
  * g*k .. g*k + k - 1 on words[g*k ..], so the work-group size must be a multiple of k (1-D). Each
- * draw synchronises the k work-items (a barrier, or bar.warp.sync on NVIDIA when k <= 32), so every
- * work-item of the work-group must make the same draws, in uniform control flow. The stream of
+ * draw synchronises the k work-items (a barrier; on NVIDIA when k <= 32, CLPERM_RNG_WARP_SYNC, the
+ * words stay in registers and pass between the work-items by shfl.sync, and `words` goes unused),
+ * so every work-item of the work-group must make the same draws, in uniform control flow. The stream of
  * work-item j is word j of the states after each update, through the scrambler; the same (seed,
  * stream, family, k, scrambler) gives the same numbers on every device and in
  * clperm_rng_fill_host. The scrambler works on the work-item's own new word only. Local memory:
@@ -240,7 +241,24 @@ typedef struct clperm_rng {
     ulong p;         /* this word's parameters  */
     uint j;          /* this word               */
     uint b;          /* buffered family's register */
+    uint w;          /* this word's value, where the words pass by shuffles */
 } clperm_rng;
+
+/* Where the k work-items share a warp, word q of the generator comes from lane q of its
+ * k-lane segment by shfl.sync (CUDA's __shfl_sync with width k): no local memory, no other
+ * synchronisation. */
+#if defined(CLPERM_RNG_WARP_SYNC) && CLPERM_RNG_WARP_SYNC
+#define CLPERM_RNG__SHFL 1
+inline uint clperm__rng_word_of(uint w, uint q) {
+    uint v;
+    __asm__ volatile("shfl.sync.idx.b32 %0, %1, %2, %3, -1;"
+                     : "=r"(v)
+                     : "r"(w), "r"(q), "r"(((32u - (uint)CLPERM_RNG_K) << 8) | 31u));
+    return v;
+}
+#else
+#define CLPERM_RNG__SHFL 0
+#endif
 
 /* Starts generator `key` (clperm_rng_key): distinct keys, distinct generators. */
 inline void clperm_rng_init_key(clperm_rng *r, __local uint *words, ulong key) {
@@ -248,9 +266,12 @@ inline void clperm_rng_init_key(clperm_rng *r, __local uint *words, ulong key) {
     r->s = words + ((uint)get_local_id(0) - r->j);
     r->p = clperm_rng_table[r->j];
     uint w = clperm_rng_key_word(key, r->j, &r->b);
+    r->w = w;
+#if !CLPERM_RNG__SHFL
     CLPERM_RNG_SYNC(); /* the words may have been in use */
     r->s[r->j] = w;
     CLPERM_RNG_SYNC();
+#endif
 }
 
 /* Starts stream `stream` of `seed`: clperm_rng_init_key of (seed, stream, block 0). */
@@ -267,17 +288,41 @@ inline void clperm_rng_load(clperm_rng *r, __local uint *words, __global const u
     r->p = clperm_rng_table[r->j];
     r->b = CLPERM_RNG_FAMILY == CLPERM_RNG_BUFFERED ? state[CLPERM_RNG_K + r->j] : 0;
     uint w = state[r->j];
+    r->w = w;
+#if !CLPERM_RNG__SHFL
     CLPERM_RNG_SYNC();
     r->s[r->j] = w;
     CLPERM_RNG_SYNC();
+#endif
 }
 
 /* Writes the generator's state for a later clperm_rng_load (every work-item writes its own words). */
 inline void clperm_rng_save(const clperm_rng *r, __global uint *state) {
-    state[r->j] = r->s[r->j];
+    state[r->j] = CLPERM_RNG__SHFL ? r->w : r->s[r->j];
     if (CLPERM_RNG_FAMILY == CLPERM_RNG_BUFFERED) state[CLPERM_RNG_K + r->j] = r->b;
 }
 
+#if CLPERM_RNG__SHFL
+/* One pass of the words' update: every lane reads its three sources before any changes. */
+inline uint clperm__rng_step(clperm_rng *r, int pass) {
+    uint q0 = pass ? CLPERM_RNG_Q2(r->p) : CLPERM_RNG_Q0(r->p);
+    uint q1 = pass ? CLPERM_RNG_Q3(r->p) : CLPERM_RNG_Q1(r->p);
+    uint t0 = clperm__rng_word_of(r->w, q0), t1 = clperm__rng_word_of(r->w, q1);
+    uint t2 = CLPERM_RNG_FAMILY == CLPERM_RNG_THREE || CLPERM_RNG_FAMILY == CLPERM_RNG_BUFFERED
+                  ? clperm__rng_word_of(r->w, CLPERM_RNG_Q2(r->p))
+                  : 0u;
+    r->w = clperm_rng_combine(CLPERM_RNG_FAMILY, r->p, pass, t0, t1, t2, &r->b);
+    return r->w;
+}
+
+inline uint clperm_rng_u32(clperm_rng *r) {
+    uint acc = clperm__rng_step(r, 0);
+#if CLPERM_RNG_FAMILY == CLPERM_RNG_ITERATED
+    acc = clperm__rng_step(r, 1);
+#endif
+    return clperm_rng_scrambled(CLPERM_RNG_SCRAMBLE, acc);
+}
+#else
 inline uint clperm_rng_u32(clperm_rng *r) {
     uint acc = clperm_rng_word(CLPERM_RNG_FAMILY, r->p, 0, r->s, &r->b);
     CLPERM_RNG_SYNC();
@@ -291,6 +336,7 @@ inline uint clperm_rng_u32(clperm_rng *r) {
 #endif
     return clperm_rng_scrambled(CLPERM_RNG_SCRAMBLE, acc);
 }
+#endif
 
 inline ulong clperm_rng_u64(clperm_rng *r) {
     uint hi = clperm_rng_u32(r);
