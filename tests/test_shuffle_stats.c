@@ -273,7 +273,12 @@ static void cycles_pass(const clperm_shuffle_opts *o, const uint32_t *sizes, siz
 
 Test(shuffle_stats, philox24_passes_parity_and_cycles) { cycles_pass(&philox24, cycle_sizes, CYCLE_SIZES); }
 Test(shuffle_stats, feistel_passes_parity_and_cycles) { cycles_pass(&feistel, cycle_sizes, CYCLE_SIZES); }
-Test(shuffle_stats, buckets_pass_parity_and_cycles) { cycles_pass(&buckets, cycle_sizes, CYCLE_SIZES); }
+/* The bucket shuffle also where its labels decide: 16 buckets at 4096 and 4097 items, 64 at
+ * 16385 (a bucket count of 2^(floor(log2 n) - 8)). */
+static const uint32_t bucket_cycle_sizes[] = {16, 17, 32, 33, 64, 65, 192, 256, 257, 272, 1024, 1025, 4096, 4097, 16385};
+Test(shuffle_stats, buckets_pass_parity_and_cycles) {
+    cycles_pass(&buckets, bucket_cycle_sizes, sizeof bucket_cycle_sizes / sizeof bucket_cycle_sizes[0]);
+}
 
 /* Other round counts: parity alone (few rounds fail the cycle test as they fail chi-squared), at
  * a power of two and at the Feistel's odd radix (n = 272). */
