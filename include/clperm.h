@@ -552,8 +552,9 @@ CLPERM_API const char *clperm_bijection_name(clperm_bijection bijection);
  * moves twice, but both passes stream through memory (the second reads within one bucket, which
  * caches hold), where the bijective algorithm reads at random. No random access: the
  * clperm_perm_index functions and clperm_bijection_init refuse it. Extra device memory: n items
- * (4-, 8- and 16-byte items, and permutations), else n 4-byte (8-byte beyond 2^32) indices and,
- * in place, n more items. */
+ * (4-, 8- and 16-byte items, and permutations), else n 4-byte (8-byte beyond 2^32) indices,
+ * kept by the context for later calls (clperm_ctx_release_scratch gives them back); in place,
+ * items of other sizes need n more for the call. */
 typedef enum clperm_shuffle_algorithm {
     CLPERM_SHUFFLE_BIJECTIVE = CLPERM_SHUF_BIJECTIVE, /* the bijection's compaction (above)      */
     CLPERM_SHUFFLE_BUCKETS = CLPERM_SHUF_BUCKETS      /* random buckets, each by a bijection      */

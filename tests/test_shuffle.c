@@ -634,6 +634,27 @@ static void check_buckets(int sort_kernel) {
 }
 
 Test(shuffle, buckets_device_defaults) { check_buckets(0); }
+
+/* The context keeps the partitioned items between calls and gives them back on request; the next
+ * call allocates them again and is still right. */
+Test(shuffle, buckets_scratch_released) {
+    const uint64_t n = 5000;
+    const config cfg = {"buckets, scratch", 0, 0, 0, 0, 0, 0};
+    TEST_EACH_DEVICE(ctx) {
+        uint64_t before = 0, kept = 0, after = 0;
+        cr_assert_eq(clperm_ctx_counter(ctx, CLPERM_COUNTER_SCRATCH_BYTES, &before), CLPERM_SUCCESS);
+        check_case(ctx, &cfg, 8, n, 11, &buckets_feistel, 0);
+        cr_assert_eq(clperm_ctx_counter(ctx, CLPERM_COUNTER_SCRATCH_BYTES, &kept), CLPERM_SUCCESS);
+        cr_assert_geq(kept, before + n * 8, "%s: %llu bytes of scratch kept, want %llu more", test_device_label(ctx),
+                      (unsigned long long)kept, (unsigned long long)(n * 8));
+        cr_assert_eq(clperm_ctx_release_scratch(ctx), CLPERM_SUCCESS);
+        cr_assert_eq(clperm_ctx_counter(ctx, CLPERM_COUNTER_SCRATCH_BYTES, &after), CLPERM_SUCCESS);
+        cr_assert_leq(after + n * 8, kept, "%s: release gave back %llu bytes", test_device_label(ctx),
+                      (unsigned long long)(kept - after));
+        check_case(ctx, &cfg, 8, n, 12, &buckets_feistel, 0);
+    }
+    cr_assert_eq(clperm_ctx_release_scratch(NULL), CLPERM_ERROR_INVALID_CONTEXT);
+}
 #if !CLPERM_TEST_SMALL
 Test(shuffle, buckets_work_group_sort) { check_buckets(1); }
 #endif
