@@ -307,10 +307,10 @@ inline void clperm_rng_save(const clperm_rng *r, __global uint *state) {
 inline uint clperm__rng_step(clperm_rng *r, int pass) {
     uint q0 = pass ? CLPERM_RNG_Q2(r->p) : CLPERM_RNG_Q0(r->p);
     uint q1 = pass ? CLPERM_RNG_Q3(r->p) : CLPERM_RNG_Q1(r->p);
-    uint t0 = clperm__rng_word_of(r->w, q0), t1 = clperm__rng_word_of(r->w, q1);
-    uint t2 = CLPERM_RNG_FAMILY == CLPERM_RNG_THREE || CLPERM_RNG_FAMILY == CLPERM_RNG_BUFFERED
-                  ? clperm__rng_word_of(r->w, CLPERM_RNG_Q2(r->p))
-                  : 0u;
+    uint t0 = clperm__rng_word_of(r->w, q0), t1 = clperm__rng_word_of(r->w, q1), t2 = 0;
+#if CLPERM_RNG_FAMILY == CLPERM_RNG_THREE || CLPERM_RNG_FAMILY == CLPERM_RNG_BUFFERED
+    t2 = clperm__rng_word_of(r->w, CLPERM_RNG_Q2(r->p));
+#endif
     r->w = clperm_rng_combine(CLPERM_RNG_FAMILY, r->p, pass, t0, t1, t2, &r->b);
     return r->w;
 }
