@@ -17,13 +17,14 @@ double bench_copy(bench_dev *d, uint64_t n, const bench_timing *t, char *err, si
     return bench_time_launch(d, d->copy, n, 256, t, err, errcap);
 }
 
-/* The random gather through d->idx with kernel k (of 8- or 4-byte items). */
-static double gather(bench_dev *d, cl_kernel k, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
+/* The random gather from src to dst through d->idx with kernel k. */
+static double gather(bench_dev *d, cl_kernel k, cl_mem src, cl_mem dst, uint64_t n, const bench_timing *t, char *err,
+                     size_t errcap) {
     cl_int st = CL_SUCCESS;
     cl_ulong nn = n;
-    BENCH_ARG(st, k, 0, d->a);
+    BENCH_ARG(st, k, 0, src);
     BENCH_ARG(st, k, 1, d->idx);
-    BENCH_ARG(st, k, 2, d->b);
+    BENCH_ARG(st, k, 2, dst);
     BENCH_ARG(st, k, 3, nn);
     if (st != CL_SUCCESS) {
         snprintf(err, errcap, "gather: %s", clperm_status_name(st));
@@ -33,11 +34,11 @@ static double gather(bench_dev *d, cl_kernel k, uint64_t n, const bench_timing *
 }
 
 double bench_gather(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
-    return gather(d, d->gather, n, t, err, errcap);
+    return gather(d, d->gather, d->a, d->b, n, t, err, errcap);
 }
 
 double bench_gather_u32(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
-    return gather(d, d->gather_u32, n, t, err, errcap);
+    return gather(d, d->gather_u32, d->a, d->b, n, t, err, errcap);
 }
 
 double bench_gather_16(bench_dev *d, uint64_t n, const bench_timing *t, char *err, size_t errcap) {
@@ -45,14 +46,7 @@ double bench_gather_16(bench_dev *d, uint64_t n, const bench_timing *t, char *er
     cl_mem src = clCreateBuffer(d->context, CL_MEM_READ_WRITE, (size_t)n * 16, NULL, &e);
     cl_mem dst = src ? clCreateBuffer(d->context, CL_MEM_READ_WRITE, (size_t)n * 16, NULL, &e) : NULL;
     double s = -1;
-    cl_ulong nn = n;
-    if (dst) {
-        BENCH_ARG(e, d->gather_16, 0, src);
-        BENCH_ARG(e, d->gather_16, 1, d->idx);
-        BENCH_ARG(e, d->gather_16, 2, dst);
-        BENCH_ARG(e, d->gather_16, 3, nn);
-    }
-    if (e == CL_SUCCESS) s = bench_time_launch(d, d->gather_16, n, 256, t, err, errcap);
+    if (dst) s = gather(d, d->gather_16, src, dst, n, t, err, errcap);
     else snprintf(err, errcap, "gather of 16-byte items: %s", clperm_status_name(e));
     if (src) clReleaseMemObject(src);
     if (dst) clReleaseMemObject(dst);

@@ -131,10 +131,7 @@ CLPERM_INLINE clperm_u32 clperm_rng_word(int family, clperm_u64 p, int pass,
 
 /* SplitMix64 (Steele, Lea, Flood): the seeding mixer. */
 CLPERM_INLINE clperm_u64 clperm_rng_mix64(clperm_u64 z) {
-    z += (clperm_u64)0x9E3779B97F4A7C15UL;
-    z = (z ^ (z >> 30)) * (clperm_u64)0xBF58476D1CE4E5B9UL;
-    z = (z ^ (z >> 27)) * (clperm_u64)0x94D049BB133111EBUL;
-    return z ^ (z >> 31);
+    return clperm__mix64(z + (clperm_u64)0x9E3779B97F4A7C15UL);
 }
 
 /* The key of generator (seed, stream, block), from which SplitMix64 draws its initial words. Each

@@ -100,8 +100,8 @@ inline void bkt_advance(const __global bkt_start *starts, ulong stride, ulong n,
     bkt_load_key(keys + *d, k);
 }
 
-/* clperm_bijection_walk from y = f(x) on (which ends at once for a key of no items: loads of 0,
- * above). */
+/* clperm_bijection_walk from y = f(x) on, for f computed eight at a time (it ends at once for a
+ * key of no items, as that does: loads of 0, above). */
 inline ulong bkt_walk_on(const clperm_bijection_key *k, ulong y) {
     while (y >= k->n && k->n != 0) y = clperm_bijection_apply(k, y);
     return y;
@@ -142,7 +142,7 @@ __kernel void clperm_bucket_gather(const __global bkt_word *src, const __global 
         } else {
             for (uint q = 0; q < 8 && o + q < n; q++) {
                 bkt_advance(starts, stride, n, keys, o + q, &d, &s, &e, &k);
-                bkt_move(src, part, dst, o + q, s + bkt_walk_on(&k, clperm_bijection_apply(&k, o + q - s)));
+                bkt_move(src, part, dst, o + q, s + clperm_bijection_walk(&k, o + q - s));
             }
         }
     }
@@ -151,7 +151,7 @@ __kernel void clperm_bucket_gather(const __global bkt_word *src, const __global 
         ulong o = first + j * step;
         if (o >= n) break;
         bkt_advance(starts, stride, n, keys, o, &d, &s, &e, &k);
-        bkt_move(src, part, dst, o, s + bkt_walk_on(&k, clperm_bijection_apply(&k, o - s)));
+        bkt_move(src, part, dst, o, s + clperm_bijection_walk(&k, o - s));
     }
 #endif
 }

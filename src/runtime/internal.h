@@ -291,15 +291,6 @@ void clperm__lookback_end(clperm_ctx *ctx, uint64_t tiles);
 void clperm__lookback_release(clperm__lookback *lb);
 /* Options with defaults filled in; CLPERM_ERROR_INVALID_ARGUMENT when they are not valid. */
 clperm_status clperm__shuffle_opts_check(const clperm_shuffle_opts *opts, clperm_shuffle_opts *out);
-/* The bucket shuffle (src/shuffle/buckets.c), arguments checked, opts filled in: dst[j] =
- * src[perm[j]] for items of elem_size bytes, or with perm_type (U32 or U64) dst[j] = perm[j]
- * (src unused); src == dst shuffles in place. */
-clperm_status clperm__buckets_run(clperm_ctx *ctx, cl_mem src, cl_mem dst, uint64_t n, size_t elem_size,
-                                  clperm_type perm_type, uint64_t seed, const clperm_shuffle_opts *opts,
-                                  cl_uint num_events, const cl_event *events, cl_event *event);
-/* The same on the host: dst and src apart; perm_type as above. */
-clperm_status clperm__buckets_host(const void *src, void *dst, uint64_t n, size_t elem_size, clperm_type perm_type,
-                                   uint64_t seed, const clperm_shuffle_opts *opts);
 
 /* ---- generators ---- */
 /* The packed parameters of (family, k), or NULL when there is no table. */
@@ -365,6 +356,11 @@ cl_mem clperm__buffer_create(clperm_ctx *ctx, size_t bytes, int zero, cl_int *er
 clperm_status clperm__scratch_reserve(clperm_ctx *ctx, clperm__scratch *s, size_t bytes, int zero,
                                       int *grown);
 void clperm__scratch_release(clperm__scratch *s);
+/* The same without the geometric growth, for buffers of n items: exactly `bytes` when it grows,
+ * the old buffer released first. */
+clperm_status clperm__scratch_reserve_exact(clperm_ctx *ctx, clperm__scratch *s, size_t bytes);
+/* Releases s and takes its bytes off CLPERM_COUNTER_SCRATCH_BYTES. */
+void clperm__scratch_give_back(clperm_ctx *ctx, clperm__scratch *s);
 clperm_status clperm__check_buffer(const clperm_ctx *ctx, cl_mem mem, uint64_t n, size_t elem,
                                    int writable);
 clperm_status clperm__check_events(const clperm_ctx *ctx, cl_uint num_events, const cl_event *events);

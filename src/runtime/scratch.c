@@ -19,15 +19,8 @@ cl_mem clperm__buffer_create(clperm_ctx *ctx, size_t bytes, int zero, cl_int *er
     return mem;
 }
 
-clperm_status clperm__scratch_reserve(clperm_ctx *ctx, clperm__scratch *s, size_t bytes, int zero,
-                                      int *grown) {
-    if (grown) *grown = 0;
-    if (s->mem && s->bytes >= bytes) return CLPERM_SUCCESS;
-    /* Grow geometrically so that a sequence of growing sizes allocates O(log n) times. */
-    size_t want = s->bytes * 2 > bytes ? s->bytes * 2 : bytes;
-    if (want < 256) want = 256;
-    if (want > ctx->profile.max_alloc_bytes && bytes <= ctx->profile.max_alloc_bytes)
-        want = bytes;
+/* Makes s hold `want` bytes (it holds fewer). */
+static clperm_status grow(clperm_ctx *ctx, clperm__scratch *s, size_t want, int zero, int *grown) {
     cl_int err;
     cl_mem mem = clperm__buffer_create(ctx, want, zero, &err);
     if (!mem) return err;
@@ -38,6 +31,30 @@ clperm_status clperm__scratch_reserve(clperm_ctx *ctx, clperm__scratch *s, size_
     clperm__ctx_count(ctx, CLPERM_COUNTER_SCRATCH_ALLOCS);
     if (grown) *grown = 1;
     return CLPERM_SUCCESS;
+}
+
+clperm_status clperm__scratch_reserve(clperm_ctx *ctx, clperm__scratch *s, size_t bytes, int zero,
+                                      int *grown) {
+    if (grown) *grown = 0;
+    if (s->mem && s->bytes >= bytes) return CLPERM_SUCCESS;
+    /* Grow geometrically so that a sequence of growing sizes allocates O(log n) times. */
+    size_t want = s->bytes * 2 > bytes ? s->bytes * 2 : bytes;
+    if (want < 256) want = 256;
+    if (want > ctx->profile.max_alloc_bytes && bytes <= ctx->profile.max_alloc_bytes)
+        want = bytes;
+    return grow(ctx, s, want, zero, grown);
+}
+
+clperm_status clperm__scratch_reserve_exact(clperm_ctx *ctx, clperm__scratch *s, size_t bytes) {
+    if (s->mem && s->bytes >= bytes) return CLPERM_SUCCESS;
+    /* The old buffer first: two buffers of n items at once could pass the device's memory. */
+    clperm__scratch_give_back(ctx, s);
+    return grow(ctx, s, bytes ? bytes : 1, 0, NULL);
+}
+
+void clperm__scratch_give_back(clperm_ctx *ctx, clperm__scratch *s) {
+    ctx->counters[CLPERM_COUNTER_SCRATCH_BYTES] -= s->bytes;
+    clperm__scratch_release(s);
 }
 
 void clperm__scratch_release(clperm__scratch *s) {

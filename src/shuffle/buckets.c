@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "shuffle_internal.h"
 #include "../sort/sort_internal.h"
 
 #define BUCKETS (1u << CLPERM_BUCKET_BITS)
@@ -29,16 +29,6 @@ typedef struct bucket_plan {
     int vec8;       /* CLPERM_BKT_VEC8 */
     char options[384];
 } bucket_plan;
-
-static const char *word_type(size_t bytes) {
-    switch (bytes) {
-    case 1: return "uchar";
-    case 2: return "ushort";
-    case 4: return "uint";
-    case 8: return "ulong";
-    default: return "ulong2";
-    }
-}
 
 static clperm_status plan_buckets(const clperm_ctx *ctx, uint64_t n, size_t elem_size, clperm_type perm_type,
                                   uint64_t seed, const clperm_shuffle_opts *o, bucket_plan *p) {
@@ -96,7 +86,7 @@ static clperm_status plan_buckets(const clperm_ctx *ctx, uint64_t n, size_t elem
     clperm__buf_add(&b,
                     "-DCLPERM_BKT_STARTS64=%d -DCLPERM_BKT_WORD=%s -DCLPERM_BKT_WORDS=%llu -DCLPERM_BKT_INDEX=%d "
                     "-DCLPERM_BKT_IDX=%s -DCLPERM_BKT_WG=%zu -DCLPERM_BKT_ITEMS=%d -DCLPERM_BIJECTION_KIND=%d",
-                    wide, word_type(p->word_bytes), (unsigned long long)p->words, p->part == PART_INDEX,
+                    wide, clperm__shuffle_word_type(p->word_bytes), (unsigned long long)p->words, p->part == PART_INDEX,
                     index_bytes == 8 ? "ulong" : "uint", p->wg, p->items, (int)o->bijection);
     if (o->bijection != CLPERM_BIJECTION_LCG) clperm__buf_add(&b, " -DCLPERM_BIJECTION_ROUNDS=%d", o->rounds);
     if (p->vec8) clperm__buf_add(&b, " -DCLPERM_BKT_VEC8=1");
@@ -106,27 +96,9 @@ static clperm_status plan_buckets(const clperm_ctx *ctx, uint64_t n, size_t elem
     return clperm__buf_status(&b);
 }
 
-/* The context's buffer of partitioned items, exactly `bytes` when it grows (not the scratch's
- * doubling: it holds n items). */
-static clperm_status reserve_part(clperm_ctx *ctx, size_t bytes) {
-    clperm__scratch *s = &ctx->bucket_part;
-    if (s->mem && s->bytes >= bytes) return CLPERM_SUCCESS;
-    cl_int err;
-    cl_mem mem = clperm__buffer_create(ctx, bytes ? bytes : 1, 0, &err);
-    if (!mem) return err;
-    ctx->counters[CLPERM_COUNTER_SCRATCH_BYTES] -= s->bytes;
-    clperm__scratch_release(s);
-    s->mem = mem;
-    s->bytes = bytes ? bytes : 1;
-    ctx->counters[CLPERM_COUNTER_SCRATCH_BYTES] += s->bytes;
-    clperm__ctx_count(ctx, CLPERM_COUNTER_SCRATCH_ALLOCS);
-    return CLPERM_SUCCESS;
-}
-
 clperm_status clperm_ctx_release_scratch(clperm_ctx *ctx) {
     CLPERM_TRY(clperm__ctx_enter(ctx));
-    ctx->counters[CLPERM_COUNTER_SCRATCH_BYTES] -= ctx->bucket_part.bytes;
-    clperm__scratch_release(&ctx->bucket_part);
+    clperm__scratch_give_back(ctx, &ctx->bucket_part);
     clperm__ctx_leave(ctx);
     return CLPERM_SUCCESS;
 }
@@ -148,7 +120,7 @@ static clperm_status run_planned(clperm_ctx *ctx, bucket_plan *p, cl_mem src, cl
     cl_mem part, out = NULL;
     cl_event done = NULL;
     clperm_status st;
-    CLPERM_TRY(reserve_part(ctx, (size_t)n * p->part_bytes));
+    CLPERM_TRY(clperm__scratch_reserve_exact(ctx, &ctx->bucket_part, (size_t)n * p->part_bytes));
     part = ctx->bucket_part.mem;
     if (apart) out = clperm__buffer_create(ctx, (size_t)n * item_bytes, 0, &err);
     CLPERM_CHECK(err);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "shuffle_internal.h"
 
 /* The shuffle's program: the subgroup layer, waits, the bijections, work-group sums, look-back,
  * then the shuffle kernels. */
@@ -26,7 +26,7 @@ typedef struct shuffle_plan {
     char options[640];
 } shuffle_plan;
 
-static const char *word_type(size_t bytes) {
+const char *clperm__shuffle_word_type(size_t bytes) {
     switch (bytes) {
     case 1: return "uchar";
     case 2: return "ushort";
@@ -70,7 +70,7 @@ static clperm_status plan_shuffle(const clperm_ctx *ctx, uint64_t n, size_t elem
                     "-DCLPERM_SHUF_SERIAL=%d -DCLPERM_SHUF_ITEMS=%d -DCLPERM_SHUF_IDX=%s "
                     "-DCLPERM_SHUF_WORD=%s -DCLPERM_SHUF_WORDS=%llu -DCLPERM_SHUF_PERM=%d "
                     "-DCLPERM_BIJECTION_KIND=%u",
-                    t, p->wide ? "u64" : "u32", p->serial, p->items, t, word_type(p->word_bytes),
+                    t, p->wide ? "u64" : "u32", p->serial, p->items, t, clperm__shuffle_word_type(p->word_bytes),
                     (unsigned long long)p->words, perm_type != 0, p->key.kind);
     if (p->key.kind != CLPERM_BIJ_LCG) clperm__buf_add(&o, " -DCLPERM_BIJECTION_ROUNDS=%u", p->key.rounds);
     /* Serial kernels, and any kernel on a CPU, run the Feistel on eight indices at a time in vector

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "shuffle_internal.h"
 
 #define INDEX_BLOCK 1024
 
