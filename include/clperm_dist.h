@@ -29,12 +29,21 @@
  *   some ranks pass one, the others wait in the collective, as they would for a rank that never
  *   called.
  * - A rank whose block is empty may pass NULL buffers (OpenCL has no empty buffers).
- * - Items travel between devices through host memory: each rank reads what it sends from its
- *   device into host buffers of its own (pinned where the OpenCL implementation allows,
- *   CL_MEM_ALLOC_HOST_PTR), MPI_Alltoallv moves them between ranks, and the receiver writes them
- *   to its device. Device memory is never handed to MPI. Where a count or displacement would not
- *   fit MPI's int, the items go as point-to-point messages of at most 2^31 - 1 items instead (the
- *   environment variable CLPERM_DIST_MESSAGE_ITEMS lowers that limit, for tests).
+ * - Items travel between devices through host memory, in chunks (8 MiB, 4 in flight each way)
+ *   whose copies to the host, passage between the ranks and copies to the device overlap. Ranks
+ *   on one node (MPI_COMM_TYPE_SHARED) share a window of MPI shared memory, one send ring a rank,
+ *   which each rank registers with its OpenCL context (CL_MEM_USE_HOST_PTR): the sender's device
+ *   copies a chunk into its ring and the receiver's device copies it out, MPI carrying only a
+ *   notice and an acknowledgement, so no processor copies the items. Between nodes (or where
+ *   the window or its registration fails, or CLPERM_DIST_SHARED=0 is set on any rank) the
+ *   chunks go through MPI point-to-point messages from pinned host buffers
+ *   (CL_MEM_ALLOC_HOST_PTR). Device memory is never handed to MPI. The environment variables
+ *   CLPERM_DIST_CHUNK_BYTES and CLPERM_DIST_SLOTS (read at clperm_dist_create, the smallest over
+ *   the ranks taken) set the chunk size and the chunks in flight (at most 64). Host memory: the
+ *   rings, chunk x slots each way (the send ring in the shared window where there is one).
+ * - Device memory a call uses beyond the caller's buffers is kept by the distributed context for
+ *   later calls (a buffer new to the device pays for the first touch of each page) and given
+ *   back by clperm_dist_free.
  * - Threads: a clperm_dist is used by one thread at a time (MPI collectives on one communicator
  *   must not interleave); MPI must be initialised with at least MPI_THREAD_FUNNELED, or
  *   MPI_THREAD_SERIALIZED when different threads make the calls. Other threads may use the
@@ -92,11 +101,10 @@ CLPERM_API clperm_status clperm_dist_rank(const clperm_dist *dist, int *rank, in
  * allgather of one number per rank), which fixes the domain range whose kept values are each
  * rank's output block (an allreduce of ranks + 1 numbers). Each rank maps its items g to
  * i = f^-1(g), orders them by i on its device and sends each rank the items of its range, in
- * the order of i: one MPI_Alltoallv of the items, after an exchange of counts. The receiver
+ * the order of i: one exchange of the items (above), after an exchange of counts. The receiver
  * evaluates f over its range and takes, for each kept index, the next item of the rank whose
- * block holds f(i). Device memory beyond src and dst: count items, two indices per item and the
- * local sort's temporaries, for the call. Host memory: 2 x count items of staging, kept by the
- * distributed context for later calls. With one rank this is clperm_shuffle (or
+ * block holds f(i). Device memory beyond src and dst: two buffers of count items, two indices per
+ * item and the local sort's temporaries. With one rank this is clperm_shuffle (or
  * clperm_shuffle_inplace when src == dst). The bijective algorithm only: options naming
  * CLPERM_SHUFFLE_BUCKETS give CLPERM_ERROR_INVALID_ARGUMENT on every rank. */
 CLPERM_API clperm_status clperm_dist_shuffle(clperm_dist *dist, cl_mem src, cl_mem dst, uint64_t n,
@@ -129,13 +137,13 @@ typedef struct clperm_dist_sort_request {
  * position offset_q of the global order falls in each rank's sorted block (a search over the
  * keys' order cutting each interval at up to 255 pivots a step, each step one allreduce of at
  * most 4096 counts: 8 steps for 64-bit keys on 2 ranks, 21 on 512; then one allreduce and one
- * exclusive scan to place equal keys by rank and position);
- * one MPI_Alltoallv of the keys (and one of the values) sends each rank exactly its output
- * block, as sorted runs in rank order, which a stable local sort puts together. The output
- * blocks have the input blocks' sizes without a second exchange. Device memory beyond the
- * caller's buffers: a copy of the block (so that nothing is written before the exchange) and
- * the local sort's temporaries. Host memory: 2 x count keys and values of staging, kept by the
- * distributed context. Keys of i64 and f64 are not supported yet (CLPERM_ERROR_INVALID_TYPE). */
+ * exclusive scan to place equal keys by rank and position; the search reads the sorted keys
+ * to host memory); one exchange of the keys (and one of the values) sends each rank exactly
+ * its output block, as sorted runs in rank order, which a stable local sort puts together. The
+ * output blocks have the input blocks' sizes without a second exchange. Device memory beyond
+ * the caller's buffers: a copy of the block (so that nothing is written before the exchange)
+ * and the local sort's temporaries. Host memory: count keys, kept by the distributed context.
+ * Keys of i64 and f64 are not supported yet (CLPERM_ERROR_INVALID_TYPE). */
 CLPERM_API clperm_status clperm_dist_sort(clperm_dist *dist, const clperm_dist_sort_request *req);
 
 /* ---------------------------------------------------------------------------------------------
@@ -150,8 +158,11 @@ typedef struct clperm_dist_stats {
     double local_seconds;      /* device work: bijection kernels, local sorts, gathers,
                                 * scatters                                                   */
     double sort_seconds;       /* the local sorts alone (part of local_seconds)               */
-    double stage_seconds;      /* copies between the device and the host staging buffers      */
-    double exchange_seconds;   /* the MPI_Alltoallv of the items (keys and values)             */
+    double stage_seconds;      /* copies to host memory outside the exchange (the sort's keys,
+                                * for its search)                                             */
+    double exchange_seconds;   /* the exchange of the items (keys and values): the copies
+                                * between the devices and host memory overlapped with their
+                                * passage between the ranks                                   */
     double collective_seconds; /* the small collectives: agreement, counts, boundaries,
                                 * splitting                                                    */
     uint64_t bytes_sent;       /* item bytes this rank sent to other ranks (not to itself)    */

@@ -3,8 +3,8 @@
  * narrows it) and checks its block of every result bit for bit against the host's result for the
  * whole array: clperm_shuffle_host, and a stable sort of (key order, global position) written
  * here. Also: the same permutation from every number of ranks (sub-communicators of 1 .. size
- * ranks), the exchange in small point-to-point pieces, and bad input reported with the same
- * status on every rank and nothing written.
+ * ranks), the exchange in small chunks through shared memory and through MPI, and bad input
+ * reported with the same status on every rank and nothing written.
  *
  * Not a Criterion test (Criterion forks each test, MPI does not survive that): failures are
  * counted, printed with their case and seed, and the exit status is 1 on every rank when any
@@ -507,18 +507,26 @@ static void run_device(size_t device, uint64_t seed) {
     bad_input_tests(ctx, d);
     clperm_dist_free(d);
 
-    /* The exchange in point-to-point pieces of at most 5 items. */
-    setenv("CLPERM_DIST_MESSAGE_ITEMS", "5", 1);
-    st = clperm_dist_create(&d, MPI_COMM_WORLD, ctx);
-    unsetenv("CLPERM_DIST_MESSAGE_ITEMS");
-    CHECK(st == CLPERM_SUCCESS, "clperm_dist_create: %s", clperm_status_name(st));
-    if (d) {
-        shuffle_case c = {1001, 12, UNEVEN, 0, 0};
-        shuffle_check(ctx, d, &c, seed + 300);
-        sort_case s = {CLPERM_KEY_F32, CLPERM_TYPE_U64, 1001, HOLES, SPECIAL};
-        sort_check(ctx, d, &s, seed + 301);
+    /* The exchange in chunks of 1000 bytes (items cut between chunks), two in flight each way:
+     * several turns of each ring; through the node's shared memory (the ranks here share one
+     * machine), then through MPI's messages. */
+    for (int shared = 1; shared >= 0; shared--) {
+        setenv("CLPERM_DIST_CHUNK_BYTES", "1000", 1);
+        setenv("CLPERM_DIST_SLOTS", "2", 1);
+        setenv("CLPERM_DIST_SHARED", shared ? "1" : "0", 1);
+        st = clperm_dist_create(&d, MPI_COMM_WORLD, ctx);
+        unsetenv("CLPERM_DIST_CHUNK_BYTES");
+        unsetenv("CLPERM_DIST_SLOTS");
+        unsetenv("CLPERM_DIST_SHARED");
+        CHECK(st == CLPERM_SUCCESS, "clperm_dist_create: %s", clperm_status_name(st));
+        if (d) {
+            shuffle_case c = {1001, 12, UNEVEN, 0, 0};
+            shuffle_check(ctx, d, &c, seed + 300 + 2 * (uint64_t)shared);
+            sort_case s = {CLPERM_KEY_F32, CLPERM_TYPE_U64, 1001, HOLES, SPECIAL};
+            sort_check(ctx, d, &s, seed + 301 + 2 * (uint64_t)shared);
+        }
+        clperm_dist_free(d);
     }
-    clperm_dist_free(d);
     clperm_ctx_free(ctx);
 }
 

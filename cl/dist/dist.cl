@@ -86,29 +86,50 @@ __kernel void clperm_dist_lower_bounds(__global const uchar *keys, uint keys_wid
 /* The destination's keys over its domain range, block by block as clperm_dist_count counted
  * them: for the kept indices of block b, in increasing order, from position before[b] (the kept
  * values of the earlier blocks) on, owners[j] = the rank whose input block holds f(i) (the last
- * s with offsets[s] <= f(i); offsets has ranks + 1 entries) and positions[j] = j. */
+ * s with offsets[s] <= f(i); offsets has ranks + 1 entries) and positions[j] = j. One work-group
+ * per block: its work-items take consecutive indices, and a scan of the kept ones over the group
+ * (in `scan`, a uint per work-item) gives each its j, so that the stores of a group are
+ * contiguous. */
 __kernel void clperm_dist_owners(CLPERM_BIJECTION_KEY_PARAMS(key), ulong begin, ulong end, uint block,
                                  __global const ulong *before, __global const ulong *offsets, uint ranks,
-                                 __global uint *owners, __global uchar *positions, uint positions_wide) {
+                                 __global uint *owners, __global uchar *positions, uint positions_wide,
+                                 __local uint *scan) {
     CLPERM_BIJECTION_KEY_UNPACK(key);
-    ulong b = get_global_id(0);
-    ulong lo = begin + b * block;
-    if (lo >= end) return;
-    ulong hi = min(lo + block, end), j = before[b];
-    for (ulong i = lo; i < hi; i++) {
-        ulong w = clperm_bijection_apply(&key, i);
-        if (w >= key.n) continue;
-        uint a = 0, z = ranks; /* offsets[a] <= w < offsets[z] */
-        while (z - a > 1) {
-            uint mid = a + (z - a) / 2;
-            if (offsets[mid] <= w)
-                a = mid;
-            else
-                z = mid;
+    uint lid = get_local_id(0), w = get_local_size(0);
+    ulong lo = begin + get_group_id(0) * block;
+    if (lo >= end) return; /* the same for the whole group */
+    ulong hi = min(lo + block, end), j = before[get_group_id(0)];
+    for (ulong base = lo; base < hi; base += w) {
+        ulong i = base + lid, v = 0;
+        uint kept = 0;
+        if (i < hi) {
+            v = clperm_bijection_apply(&key, i);
+            kept = v < key.n;
         }
-        owners[j] = a;
-        clperm__dist_store(positions, positions_wide, j, j);
-        j++;
+        scan[lid] = kept;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint s = 1; s < w; s <<= 1) {
+            uint add = lid >= s ? scan[lid - s] : 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            scan[lid] += add;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        uint through = scan[lid], total = scan[w - 1];
+        barrier(CLK_LOCAL_MEM_FENCE); /* every read of scan before the next round writes it */
+        if (kept) {
+            ulong at = j + through - 1;
+            uint a = 0, z = ranks; /* offsets[a] <= v < offsets[z] */
+            while (z - a > 1) {
+                uint mid = a + (z - a) / 2;
+                if (offsets[mid] <= v)
+                    a = mid;
+                else
+                    z = mid;
+            }
+            owners[at] = a;
+            clperm__dist_store(positions, positions_wide, at, at);
+        }
+        j += total;
     }
 }
 

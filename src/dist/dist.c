@@ -61,6 +61,13 @@ static clperm_status build_program(clperm_dist *d) {
     return CLPERM_SUCCESS;
 }
 
+/* A positive size from the environment variable `name`, at most `max`; `fallback` otherwise. */
+static uint64_t env_size(const char *name, uint64_t fallback, uint64_t max) {
+    const char *env = getenv(name);
+    uint64_t v = env && *env ? strtoull(env, NULL, 0) : 0;
+    return v == 0 ? fallback : v > max ? max : v;
+}
+
 static clperm_status setup(clperm_dist *d, clperm_dist **out, clperm_ctx *ctx) {
     CLPERM_RETURN_IF(!out, CLPERM_ERROR_INVALID_ARGUMENT);
     d->ctx = ctx;
@@ -68,9 +75,13 @@ static clperm_status setup(clperm_dist *d, clperm_dist **out, clperm_ctx *ctx) {
     d->device = clperm_ctx_cl_device(ctx);
     d->queue = clperm_ctx_cl_queue(ctx);
     CLPERM_RETURN_IF(!d->context || !d->device || !d->queue, CLPERM_ERROR_INVALID_CONTEXT);
-    const char *env = getenv("CLPERM_DIST_MESSAGE_ITEMS");
-    d->message_items = env && *env ? strtoull(env, NULL, 0) : (uint64_t)INT_MAX;
-    if (d->message_items == 0 || d->message_items > (uint64_t)INT_MAX) d->message_items = (uint64_t)INT_MAX;
+    d->chunk_bytes = (size_t)env_size("CLPERM_DIST_CHUNK_BYTES", CLPERM__DIST_CHUNK_BYTES, INT_MAX);
+    d->slots = (int)env_size("CLPERM_DIST_SLOTS", CLPERM__DIST_SLOTS, CLPERM__DIST_MAX_SLOTS);
+    for (int i = 0; i < 2; i++) {
+        cl_int err;
+        d->transfer[i] = clCreateCommandQueue(d->context, d->device, 0, &err);
+        if (!d->transfer[i]) return err;
+    }
     return build_program(d);
 }
 
@@ -85,8 +96,14 @@ static void stage_release(clperm_dist *d, clperm__dist_staging *s) {
     memset(s, 0, sizeof *s);
 }
 
+static void shared_release(clperm_dist *d);
+
 static void release(clperm_dist *d) {
-    for (int i = 0; i < 4; i++) stage_release(d, &d->stage[i]);
+    shared_release(d);
+    for (int i = 0; i < 3; i++) stage_release(d, &d->stage[i]);
+    for (int i = 0; i < CLPERM__DIST_SCRATCH; i++) clperm__dist_release(d->scratch[i]);
+    for (int i = 0; i < 2; i++)
+        if (d->transfer[i]) clReleaseCommandQueue(d->transfer[i]);
     for (int k = 0; k < CLPERM__DIST_KERNELS; k++)
         if (d->kernels[k]) clReleaseKernel(d->kernels[k]);
     if (d->program) clReleaseProgram(d->program);
@@ -105,6 +122,97 @@ static clperm_status agree_on(MPI_Comm comm, int rank, clperm_status st, int *fa
     if (lowest == INT64_MAX) return CLPERM_SUCCESS;
     *failed_rank = (int)(lowest >> 32);
     return -(clperm_status)(uint32_t)(lowest & 0xffffffff);
+}
+
+/* ---- shared memory between the ranks of a node ---- */
+
+static void shared_release(clperm_dist *d) {
+    int nsize = 0;
+    if (d->node != MPI_COMM_NULL) MPI_Comm_size(d->node, &nsize);
+    for (int q = 0; d->registered && q < nsize; q++)
+        if (d->registered[q]) clReleaseMemObject(d->registered[q]);
+    free(d->registered);
+    free(d->peer_host);
+    d->registered = NULL;
+    d->peer_host = NULL;
+    d->own_host = NULL;
+    if (d->window != MPI_WIN_NULL) MPI_Win_free(&d->window);
+    if (d->node != MPI_COMM_NULL) MPI_Comm_free(&d->node);
+}
+
+/* This rank's part of the node's window and every other segment registered with the context
+ * (CL_MEM_USE_HOST_PTR, which lets the device's copy engines reach it); 1 when all went well. */
+static int shared_map(clperm_dist *d, int nsize, const int *ranks) {
+    int ok = (d->registered = calloc((size_t)nsize, sizeof *d->registered)) != NULL &&
+             (d->peer_host = calloc((size_t)d->size, sizeof *d->peer_host)) != NULL;
+    for (int q = 0; ok && q < nsize; q++) {
+        MPI_Aint bytes = 0;
+        int unit = 0;
+        void *base = NULL;
+        cl_int err = CL_SUCCESS;
+        ok = MPI_Win_shared_query(d->window, q, &bytes, &unit, &base) == MPI_SUCCESS && base &&
+             (size_t)bytes >= (size_t)d->slots * d->chunk_bytes;
+        if (ok) d->registered[q] = clCreateBuffer(d->context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, (size_t)bytes,
+                                                  base, &err);
+        ok = ok && d->registered[q] != NULL;
+        if (!ok) break;
+        if (ranks[q] == d->rank)
+            d->own_host = base;
+        else
+            d->peer_host[ranks[q]] = base;
+    }
+    return ok;
+}
+
+/* Collective. Where ranks share a node, a window of one send ring a rank, registered by each of
+ * them (clperm__dist_exchange's shared way); CLPERM_DIST_SHARED=0 turns it off. Any failure on a
+ * node leaves its ranks without it (MPI's way then), agreed within the node. */
+static clperm_status shared_setup(clperm_dist *d) {
+    const char *env = getenv("CLPERM_DIST_SHARED");
+    int want = !(env && strcmp(env, "0") == 0);
+    if (MPI_Allreduce(MPI_IN_PLACE, &want, 1, MPI_INT, MPI_MIN, d->comm) != MPI_SUCCESS) return CLPERM_ERROR_MPI;
+    if (!want) return CLPERM_SUCCESS;
+    if (MPI_Comm_split_type(d->comm, MPI_COMM_TYPE_SHARED, d->rank, MPI_INFO_NULL, &d->node) != MPI_SUCCESS)
+        return CLPERM_ERROR_MPI;
+    int nsize = 1;
+    MPI_Comm_size(d->node, &nsize);
+    if (nsize < 2) {
+        MPI_Comm_free(&d->node);
+        return CLPERM_SUCCESS;
+    }
+    int *ranks = malloc(2 * (size_t)nsize * sizeof *ranks), ok = ranks != NULL;
+    MPI_Group node_group, group;
+    MPI_Comm_group(d->node, &node_group);
+    MPI_Comm_group(d->comm, &group);
+    for (int q = 0; ok && q < nsize; q++) ranks[nsize + q] = q;
+    if (ok) ok = MPI_Group_translate_ranks(node_group, nsize, ranks + nsize, group, ranks) == MPI_SUCCESS;
+    MPI_Group_free(&node_group);
+    MPI_Group_free(&group);
+    /* Every rank of the node takes part in the window's making, whatever happened before. */
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alloc_shared_noncontig", "true");
+    void *base = NULL;
+    size_t page = 4096, bytes = ((size_t)d->slots * d->chunk_bytes + page - 1) / page * page;
+    if (MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, d->node, &base, &d->window) != MPI_SUCCESS) {
+        d->window = MPI_WIN_NULL;
+        ok = 0;
+    }
+    MPI_Info_free(&info);
+    int all = d->window != MPI_WIN_NULL;
+    if (MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, d->node) != MPI_SUCCESS) all = 0;
+    if (all) MPI_Win_set_errhandler(d->window, MPI_ERRORS_RETURN);
+    ok = ok && all && shared_map(d, nsize, ranks);
+    free(ranks);
+    if (MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, d->node) != MPI_SUCCESS) ok = 0;
+    if (!ok) {
+        if (!all && d->window != MPI_WIN_NULL) {
+            /* Some ranks have the window, some not: it cannot be freed collectively. */
+            d->window = MPI_WIN_NULL;
+        }
+        shared_release(d);
+    }
+    return CLPERM_SUCCESS;
 }
 
 clperm_status clperm_dist_create(clperm_dist **out, MPI_Comm comm, clperm_ctx *ctx) {
@@ -127,10 +235,20 @@ clperm_status clperm_dist_create(clperm_dist **out, MPI_Comm comm, clperm_ctx *c
         return CLPERM_ERROR_OUT_OF_HOST_MEMORY;
     }
     d->comm = dup;
+    d->node = MPI_COMM_NULL;
+    d->window = MPI_WIN_NULL;
     d->rank = rank;
     d->magic = DIST_MAGIC;
     clperm_status st = MPI_Comm_size(dup, &d->size) == MPI_SUCCESS ? setup(d, out, ctx) : CLPERM_ERROR_MPI;
     st = clperm__dist_agree(d, st);
+    if (st == CLPERM_SUCCESS) {
+        /* The exchange's chunks must be cut the same way on every rank. */
+        uint64_t sizes[2] = {d->chunk_bytes, (uint64_t)d->slots};
+        st = clperm__dist_allreduce(d, sizes, 2, MPI_MIN);
+        d->chunk_bytes = (size_t)sizes[0];
+        d->slots = (int)sizes[1];
+    }
+    if (st == CLPERM_SUCCESS) st = clperm__dist_agree(d, shared_setup(d));
     if (st != CLPERM_SUCCESS) {
         release(d);
         return st;
@@ -250,93 +368,6 @@ clperm_status clperm__dist_alltoall(clperm_dist *d, const uint64_t *send, uint64
     return mpi_status(MPI_Alltoall(send, 1, MPI_UINT64_T, recv, 1, MPI_UINT64_T, d->comm));
 }
 
-/* Point-to-point messages of at most d->message_items items each (the non-overtaking rule of MPI
- * keeps the pieces of one pair of ranks in order under a single tag). */
-static clperm_status exchange_pieces(clperm_dist *d, const unsigned char *send, const uint64_t *sendcounts,
-                                     unsigned char *recv, const uint64_t *recvcounts, size_t item_bytes,
-                                     MPI_Datatype type) {
-    clperm_status st = CLPERM_SUCCESS;
-    uint64_t pieces = 0, max = d->message_items;
-    for (int t = 0; t < d->size; t++)
-        if (t != d->rank) pieces += (sendcounts[t] + max - 1) / max + (recvcounts[t] + max - 1) / max;
-    MPI_Request *req = pieces ? malloc((size_t)pieces * sizeof *req) : NULL;
-    CLPERM_RETURN_IF(pieces && !req, CLPERM_ERROR_OUT_OF_HOST_MEMORY);
-    int nreq = 0;
-    uint64_t sdispl = 0, rdispl = 0;
-    for (int t = 0; t < d->size && st == CLPERM_SUCCESS; t++) {
-        for (uint64_t off = 0; off < recvcounts[t] && t != d->rank && st == CLPERM_SUCCESS; off += max) {
-            uint64_t c = recvcounts[t] - off < max ? recvcounts[t] - off : max;
-            st = mpi_status(MPI_Irecv(recv + (size_t)(rdispl + off) * item_bytes, (int)c, type, t, 0, d->comm,
-                                      &req[nreq++]));
-        }
-        rdispl += recvcounts[t];
-    }
-    for (int t = 0; t < d->size && st == CLPERM_SUCCESS; t++) {
-        if (t == d->rank) {
-            /* This rank's own items: the receive displacement of rank t is the sum before it. */
-            uint64_t own = 0;
-            for (int u = 0; u < t; u++) own += recvcounts[u];
-            memcpy(recv + (size_t)own * item_bytes, send + (size_t)sdispl * item_bytes,
-                   (size_t)sendcounts[t] * item_bytes);
-        }
-        for (uint64_t off = 0; off < sendcounts[t] && t != d->rank && st == CLPERM_SUCCESS; off += max) {
-            uint64_t c = sendcounts[t] - off < max ? sendcounts[t] - off : max;
-            st = mpi_status(MPI_Isend(send + (size_t)(sdispl + off) * item_bytes, (int)c, type, t, 0, d->comm,
-                                      &req[nreq++]));
-        }
-        sdispl += sendcounts[t];
-    }
-    if (nreq && MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) st = CLPERM_ERROR_MPI;
-    free(req);
-    return st;
-}
-
-clperm_status clperm__dist_alltoallv(clperm_dist *d, const void *send, const uint64_t *sendcounts, void *recv,
-                                     const uint64_t *recvcounts, size_t item_bytes) {
-    clperm_status st = CLPERM_SUCCESS;
-    int size = d->size;
-    CLPERM_RETURN_IF(item_bytes == 0 || item_bytes > INT_MAX, CLPERM_ERROR_INVALID_ARGUMENT);
-    int *arrays = malloc(4 * (size_t)size * sizeof *arrays);
-    CLPERM_RETURN_IF(!arrays, CLPERM_ERROR_OUT_OF_HOST_MEMORY);
-    int *sc = arrays, *sd = arrays + size, *rc = arrays + 2 * size, *rd = arrays + 3 * size;
-    /* MPI_Alltoallv counts and displacements are ints, in items of the contiguous type below. */
-    int fits = 1;
-    uint64_t sdispl = 0, rdispl = 0, max = d->message_items;
-    for (int t = 0; t < size; t++) {
-        fits = fits && sendcounts[t] <= max && recvcounts[t] <= max && sdispl <= max && rdispl <= max;
-        sc[t] = (int)sendcounts[t];
-        rc[t] = (int)recvcounts[t];
-        sd[t] = (int)sdispl;
-        rd[t] = (int)rdispl;
-        if (t != d->rank) {
-            d->stats.bytes_sent += sendcounts[t] * item_bytes;
-            d->stats.bytes_received += recvcounts[t] * item_bytes;
-        }
-        sdispl += sendcounts[t];
-        rdispl += recvcounts[t];
-    }
-    /* Every rank must take the same way. */
-    d->stats.rounds++;
-    if (MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, d->comm) != MPI_SUCCESS) {
-        free(arrays);
-        return CLPERM_ERROR_MPI;
-    }
-    MPI_Datatype type;
-    if (MPI_Type_contiguous((int)item_bytes, MPI_BYTE, &type) != MPI_SUCCESS) {
-        free(arrays);
-        return CLPERM_ERROR_MPI;
-    }
-    if (MPI_Type_commit(&type) != MPI_SUCCESS)
-        st = CLPERM_ERROR_MPI;
-    else if (fits)
-        st = mpi_status(MPI_Alltoallv(send, sc, sd, type, recv, rc, rd, type, d->comm));
-    else
-        st = exchange_pieces(d, send, sendcounts, recv, recvcounts, item_bytes, type);
-    MPI_Type_free(&type);
-    free(arrays);
-    return st;
-}
-
 /* ---- memory ---- */
 
 clperm_status clperm__dist_stage(clperm_dist *d, int which, size_t bytes, void **host) {
@@ -367,6 +398,20 @@ clperm_status clperm__dist_buffer(clperm_dist *d, size_t bytes, cl_mem *out) {
     cl_int err;
     *out = clCreateBuffer(d->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
     return *out ? CLPERM_SUCCESS : err;
+}
+
+clperm_status clperm__dist_scratch(clperm_dist *d, int which, size_t bytes, cl_mem *out) {
+    *out = NULL;
+    if (bytes == 0) return CLPERM_SUCCESS;
+    if (bytes > d->scratch_bytes[which]) {
+        clperm__dist_release(d->scratch[which]);
+        d->scratch[which] = NULL;
+        d->scratch_bytes[which] = 0;
+        CLPERM_TRY(clperm__dist_buffer(d, bytes, &d->scratch[which]));
+        d->scratch_bytes[which] = bytes;
+    }
+    *out = d->scratch[which];
+    return CLPERM_SUCCESS;
 }
 
 void clperm__dist_release(cl_mem mem) {

@@ -29,6 +29,9 @@ typedef struct clperm__dist_stage {
     size_t bytes;
 } clperm__dist_staging;
 
+/* Device buffers a call borrows from the context (clperm__dist_scratch). */
+#define CLPERM__DIST_SCRATCH 4
+
 /* Phases of a call, for clperm_dist_stats. */
 typedef enum clperm__dist_phase {
     CLPERM__PHASE_LOCAL,
@@ -48,8 +51,18 @@ struct clperm_dist {
     size_t wg;                /* work-group size of the kernels' launches            */
     cl_program program;
     cl_kernel kernels[CLPERM__DIST_KERNELS];
-    clperm__dist_staging stage[4]; /* send and receive: keys or items, values            */
-    uint64_t message_items;   /* the most items of one MPI message (CLPERM_DIST_MESSAGE_ITEMS) */
+    cl_command_queue transfer[2]; /* the exchange's copies: device to host, host to device */
+    MPI_Comm node;            /* the ranks sharing memory with this one, or MPI_COMM_NULL       */
+    MPI_Win window;           /* their shared segments (the send rings), or MPI_WIN_NULL         */
+    cl_mem *registered;       /* per rank of node: its segment, registered with this context     */
+    unsigned char *own_host;  /* this rank's segment, or NULL without shared memory              */
+    unsigned char **peer_host; /* per rank: its segment as this rank sees it, or NULL (other node,
+                                * this rank, no shared memory)                                    */
+    clperm__dist_staging stage[3]; /* the exchange's send and receive rings; the sort's keys */
+    cl_mem scratch[CLPERM__DIST_SCRATCH]; /* device buffers of the calls, kept for later ones */
+    size_t scratch_bytes[CLPERM__DIST_SCRATCH];
+    size_t chunk_bytes;       /* the exchange's chunks (CLPERM_DIST_CHUNK_BYTES), the same on every rank */
+    int slots;                /* chunks in flight each way (CLPERM_DIST_SLOTS), the same on every rank */
     clperm_dist_stats stats;
     double phase_start;
 };
@@ -93,15 +106,13 @@ clperm_status clperm__dist_allreduce(clperm_dist *d, uint64_t *words, int k, MPI
 clperm_status clperm__dist_exscan_sum(clperm_dist *d, const uint64_t *in, uint64_t *out, int k);
 clperm_status clperm__dist_alltoall(clperm_dist *d, const uint64_t *send, uint64_t *recv);
 
-/* Sends sendcounts[t] items of item_bytes from send (in rank order) to every rank t, and receives
- * recvcounts[t] items from every rank t into recv (in rank order): MPI_Alltoallv, or point to
- * point messages of at most message_items items when a count or displacement does not fit an
- * int. Adds to stats.bytes_sent and bytes_received. */
-clperm_status clperm__dist_alltoallv(clperm_dist *d, const void *send, const uint64_t *sendcounts, void *recv,
-                                     const uint64_t *recvcounts, size_t item_bytes);
-
-/* Host staging buffer `which` (0 .. 3) of at least `bytes`; *host its memory. */
+/* Host staging buffer `which` (0 .. 2) of at least `bytes`; *host its memory. */
 clperm_status clperm__dist_stage(clperm_dist *d, int which, size_t bytes, void **host);
+
+/* Device buffer `which` (0 .. CLPERM__DIST_SCRATCH - 1) of at least `bytes`, kept by the context
+ * for later calls (a buffer new to the device costs the call its first touch of every page);
+ * borrowed, not to be released. NULL for 0 bytes. */
+clperm_status clperm__dist_scratch(clperm_dist *d, int which, size_t bytes, cl_mem *out);
 
 /* A device buffer of `bytes` (NULL for 0 bytes). */
 clperm_status clperm__dist_buffer(clperm_dist *d, size_t bytes, cl_mem *out);
@@ -129,6 +140,30 @@ clperm_status clperm__dist_launch(clperm_dist *d, const clperm__dist_args *a, ui
 
 /* ceil(log2(x)) for x >= 1. */
 unsigned clperm__dist_log2_ceil(uint64_t x);
+
+/* ---- dist_exchange.c: the items between the ranks' devices ---- */
+
+#define CLPERM__DIST_CHUNK_BYTES ((size_t)8 << 20)
+#define CLPERM__DIST_SLOTS 4
+#define CLPERM__DIST_MAX_SLOTS 64
+
+/* What one exchange moves: sendcounts[t] items of item_bytes for every rank t, rank after rank,
+ * from the device buffer send at byte send_offset; recvcounts[t] items from every rank t arrive
+ * in the device buffer recv at byte recv_offset, by source rank. */
+typedef struct clperm__dist_exchange_spec {
+    cl_mem send;
+    uint64_t send_offset;
+    cl_mem recv;
+    uint64_t recv_offset;
+    const uint64_t *sendcounts, *recvcounts;
+    size_t item_bytes;
+} clperm__dist_exchange_spec;
+
+/* Moves the items (dist_exchange.c has how), every rank at once, and returns when this rank's
+ * have arrived. Commands on d->queue that write send or touch recv must have finished. Adds to
+ * stats.bytes_sent and bytes_received. An MPI failure gives CLPERM_ERROR_MPI; an OpenCL failure
+ * is returned after the exchange has run to its end on every rank. */
+clperm_status clperm__dist_exchange(clperm_dist *d, const clperm__dist_exchange_spec *x);
 
 /* ---- dist_order.c: the one local sort both operations order by ---- */
 

@@ -17,8 +17,9 @@
  *      (on the host: one word per block), and writes for its j-th kept value the rank s whose input block holds f(i)
  *      (clperm_dist_owners); a stable sort of (s, j) by s gives, at position p, the output j of
  *      the p-th item received (items arrive by source rank, each source's in the order of i).
- *   4. Exchange: the counts (MPI_Alltoall), then the items (MPI_Alltoallv), into host memory;
- *      written to the device, they are scattered to dst (clperm_dist_scatter).
+ *   4. Exchange: the counts (MPI_Alltoall), then the items, device to device in chunks staged
+ *      through host memory (clperm__dist_exchange); they are scattered to dst
+ *      (clperm_dist_scatter).
  *
  * Statuses are agreed after the arguments (before anything), after steps 1, 2 and 3 (before
  * any item moves) and at the end. */
@@ -42,6 +43,7 @@ typedef struct shuffle_call {
     uint64_t *bounds;                  /* size + 1: I_r, the output blocks' domain ranges */
     uint64_t *sendcounts, *recvcounts; /* size each                                       */
     cl_mem keys, positions, items;     /* count indices, count positions, count items     */
+    cl_mem received;                   /* count items, or NULL (then keys) */
 } shuffle_call;
 
 /* The first index of slice t when [0, domain) is cut into `parts` slices of near-equal length. */
@@ -224,7 +226,8 @@ static clperm_status destination_order(shuffle_call *c) {
     CLPERM__DIST_ARG(a, c->keys);
     CLPERM__DIST_ARG(a, c->positions);
     CLPERM__DIST_ARG(a, c->positions_wide);
-    CLPERM_CHECK(clperm__dist_launch(d, &a, blocks));
+    clperm__dist_arg(&a, NULL, d->wg * sizeof(cl_uint));
+    CLPERM_CHECK(clperm__dist_launch(d, &a, blocks * d->wg));
     clperm__dist_sort_step sort = {CLPERM_KEY_U32, c->keys, c->positions_wide ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32,
                                    c->positions, c->count, clperm__dist_log2_ceil((uint64_t)d->size)};
     CLPERM_CHECK(clperm__dist_sort_local(d, &sort));
@@ -236,22 +239,18 @@ cleanup:
     return st;
 }
 
-/* Steps 2 to 4 once the boundaries are known. */
+/* Steps 2 to 4 once the boundaries are known. The items arrive in c->received: c->keys when its
+ * indices are as wide as the items (the indices are spent by then), else a buffer of their own. */
 static clperm_status move_items(shuffle_call *c, cl_mem src, cl_mem dst) {
     clperm_status st = CLPERM_SUCCESS;
     clperm_dist *d = c->d;
     size_t index_bytes = c->keys_wide ? 8 : 4, position_bytes = c->positions_wide ? 8 : 4;
     size_t item_bytes = (size_t)c->count * c->elem_size;
-    void *send = NULL, *recv = NULL;
-    st = clperm__dist_buffer(d, (size_t)c->count * index_bytes, &c->keys);
-    if (st == CLPERM_SUCCESS) st = clperm__dist_buffer(d, (size_t)c->count * position_bytes, &c->positions);
-    if (st == CLPERM_SUCCESS) st = clperm__dist_buffer(d, item_bytes, &c->items);
+    st = clperm__dist_scratch(d, 0, (size_t)c->count * index_bytes, &c->keys);
+    if (st == CLPERM_SUCCESS) st = clperm__dist_scratch(d, 1, (size_t)c->count * position_bytes, &c->positions);
+    if (st == CLPERM_SUCCESS) st = clperm__dist_scratch(d, 2, item_bytes, &c->items);
+    if (st == CLPERM_SUCCESS && index_bytes < c->elem_size) st = clperm__dist_scratch(d, 3, item_bytes, &c->received);
     if (st == CLPERM_SUCCESS) st = source_order(c, src);
-    clperm__dist_phase_end(d, CLPERM__PHASE_LOCAL);
-    if (st == CLPERM_SUCCESS) st = clperm__dist_stage(d, 0, item_bytes, &send);
-    if (st == CLPERM_SUCCESS) st = clperm__dist_stage(d, 1, item_bytes, &recv);
-    if (st == CLPERM_SUCCESS) st = clperm__dist_read(d, c->items, 0, item_bytes, send);
-    clperm__dist_phase_end(d, CLPERM__PHASE_STAGE);
     if (st == CLPERM_SUCCESS) st = destination_order(c);
     clperm__dist_phase_end(d, CLPERM__PHASE_LOCAL);
     CLPERM_TRY(clperm__dist_agree(d, st));
@@ -260,11 +259,11 @@ static clperm_status move_items(shuffle_call *c, cl_mem src, cl_mem dst) {
     for (int t = 0; t < d->size; t++) received += c->recvcounts[t];
     clperm__dist_phase_end(d, CLPERM__PHASE_COLLECTIVE);
     CLPERM_TRY(clperm__dist_agree(d, received == c->count ? CLPERM_SUCCESS : CLPERM_ERROR_INTERNAL));
-    CLPERM_TRY(clperm__dist_alltoallv(d, send, c->sendcounts, recv, c->recvcounts, c->elem_size));
+    cl_mem into = c->received ? c->received : c->keys;
+    clperm__dist_exchange_spec x = {c->items, 0, into, 0, c->sendcounts, c->recvcounts, c->elem_size};
+    st = clperm__dist_exchange(d, &x);
     clperm__dist_phase_end(d, CLPERM__PHASE_EXCHANGE);
-    st = clperm__dist_write(d, c->items, 0, item_bytes, recv);
-    clperm__dist_phase_end(d, CLPERM__PHASE_STAGE);
-    if (st == CLPERM_SUCCESS) st = move_by_positions(c, CLPERM__DIST_SCATTER, c->items, dst);
+    if (st == CLPERM_SUCCESS) st = move_by_positions(c, CLPERM__DIST_SCATTER, into, dst);
     if (st == CLPERM_SUCCESS) st = clFinish(d->queue);
     clperm__dist_phase_end(d, CLPERM__PHASE_LOCAL);
     return st;
@@ -327,9 +326,6 @@ clperm_status clperm_dist_shuffle(clperm_dist *dist, cl_mem src, cl_mem dst, uin
     st = clperm__dist_agree_call(d, st, &call, c.offsets);
     clperm__dist_phase_end(d, CLPERM__PHASE_COLLECTIVE);
     if (st == CLPERM_SUCCESS) st = clperm__dist_agree(d, shuffle_agreed(&c, src, dst, seed, opts));
-    clperm__dist_release(c.keys);
-    clperm__dist_release(c.positions);
-    clperm__dist_release(c.items);
     free(arrays);
     clperm__dist_call_end(d);
     return st;

@@ -6,7 +6,7 @@
  * rank can send rank q exactly those: no second exchange to rebalance the blocks.
  *
  *   1. Each rank sorts a copy of its block on its device (stably, clperm__dist_sort_local) and
- *      reads it to host memory.
+ *      reads its keys to host memory.
  *   2. Splitting. For every rank q, the key v_q of the element at global position offset_q is
  *      found by a search over the keys' order: each step every rank counts its keys <= each of
  *      k pivots that cut every open interval into k + 1 parts (binary searches in its sorted
@@ -14,10 +14,10 @@
  *      keys below v_q and one exclusive scan the keys equal to v_q on lower ranks: rank t sends
  *      rank q its keys below v_q and those of its keys equal to v_q that fall before position
  *      offset_q in (rank, position) order.
- *   3. Exchange: the counts (MPI_Alltoall), the keys and values (MPI_Alltoallv), into host
- *      memory and on to the caller's buffers, as sorted runs in source rank order; a stable
- *      sort of the block puts them together (a merge would do; the sort is what the device
- *      has).
+ *   3. Exchange: the counts (MPI_Alltoall), then the keys and the values from the sorted copy
+ *      into the caller's buffers, in chunks through host memory (clperm__dist_exchange), as
+ *      sorted runs in source rank order; a stable sort of the block puts them together (a merge
+ *      would do; the sort is what the device has).
  *
  * Splitting takes ceil(w / log2(k + 1)) steps at most for keys of w bits (fewer when the keys
  * span a narrow range: the search starts from the global minimum and maximum), each one
@@ -180,43 +180,35 @@ static clperm_status sort_agreed(sort_call *c) {
         clperm__dist_phase_end(d, CLPERM__PHASE_LOCAL);
         return st;
     }
-    /* 1: a sorted copy of the block, in host memory. */
-    void *send_keys = NULL, *recv_keys = NULL, *send_values = NULL, *recv_values = NULL;
+    /* 1: a sorted copy of the block; its keys in host memory. */
+    void *host_keys = NULL;
     cl_mem keys = NULL, values = NULL;
-    st = clperm__dist_buffer(d, kb, &keys);
-    if (st == CLPERM_SUCCESS) st = clperm__dist_buffer(d, vb, &values);
+    st = clperm__dist_scratch(d, 0, kb, &keys);
+    if (st == CLPERM_SUCCESS) st = clperm__dist_scratch(d, 1, vb, &values);
     if (st == CLPERM_SUCCESS && kb) st = clEnqueueCopyBuffer(d->queue, r->keys, keys, 0, 0, kb, 0, NULL, NULL);
     if (st == CLPERM_SUCCESS && vb) st = clEnqueueCopyBuffer(d->queue, r->values, values, 0, 0, vb, 0, NULL, NULL);
     clperm__dist_sort_step copy = {r->key_type, keys, r->value_type, values, count, 0};
     if (st == CLPERM_SUCCESS) st = clperm__dist_sort_local(d, &copy);
     if (st == CLPERM_SUCCESS) st = clFinish(d->queue);
     clperm__dist_phase_end(d, CLPERM__PHASE_LOCAL);
-    if (st == CLPERM_SUCCESS) st = clperm__dist_stage(d, 0, kb, &send_keys);
-    if (st == CLPERM_SUCCESS) st = clperm__dist_stage(d, 1, kb, &recv_keys);
-    if (st == CLPERM_SUCCESS) st = clperm__dist_stage(d, 2, vb, &send_values);
-    if (st == CLPERM_SUCCESS) st = clperm__dist_stage(d, 3, vb, &recv_values);
-    if (st == CLPERM_SUCCESS) st = clperm__dist_read(d, keys, 0, kb, send_keys);
-    if (st == CLPERM_SUCCESS) st = clperm__dist_read(d, values, 0, vb, send_values);
-    clperm__dist_release(keys);
-    clperm__dist_release(values);
+    if (st == CLPERM_SUCCESS) st = clperm__dist_stage(d, 2, kb, &host_keys);
+    if (st == CLPERM_SUCCESS) st = clperm__dist_read(d, keys, 0, kb, host_keys);
     clperm__dist_phase_end(d, CLPERM__PHASE_STAGE);
     /* 2 */
-    CLPERM_TRY(clperm__dist_agree(d, st));
-    CLPERM_TRY(split(c, send_keys));
-    for (int q = 0; q < d->size; q++) c->sendcounts[q] = c->cuts[q + 1] - c->cuts[q];
-    CLPERM_TRY(clperm__dist_alltoall(d, c->sendcounts, c->recvcounts));
+    st = clperm__dist_agree(d, st);
+    if (st == CLPERM_SUCCESS) st = split(c, host_keys);
+    for (int q = 0; st == CLPERM_SUCCESS && q < d->size; q++) c->sendcounts[q] = c->cuts[q + 1] - c->cuts[q];
+    if (st == CLPERM_SUCCESS) st = clperm__dist_alltoall(d, c->sendcounts, c->recvcounts);
     uint64_t received = 0;
-    for (int t = 0; t < d->size; t++) received += c->recvcounts[t];
+    for (int t = 0; st == CLPERM_SUCCESS && t < d->size; t++) received += c->recvcounts[t];
     clperm__dist_phase_end(d, CLPERM__PHASE_COLLECTIVE);
-    CLPERM_TRY(clperm__dist_agree(d, received == count ? CLPERM_SUCCESS : CLPERM_ERROR_INTERNAL));
+    if (st == CLPERM_SUCCESS) st = clperm__dist_agree(d, received == count ? CLPERM_SUCCESS : CLPERM_ERROR_INTERNAL);
     /* 3 */
-    CLPERM_TRY(clperm__dist_alltoallv(d, send_keys, c->sendcounts, recv_keys, c->recvcounts, c->key_bytes));
-    if (c->value_bytes)
-        CLPERM_TRY(clperm__dist_alltoallv(d, send_values, c->sendcounts, recv_values, c->recvcounts, c->value_bytes));
+    clperm__dist_exchange_spec x = {keys, 0, r->keys, 0, c->sendcounts, c->recvcounts, c->key_bytes};
+    if (st == CLPERM_SUCCESS) st = clperm__dist_exchange(d, &x);
+    clperm__dist_exchange_spec y = {values, 0, r->values, 0, c->sendcounts, c->recvcounts, c->value_bytes};
+    if (st == CLPERM_SUCCESS && c->value_bytes) st = clperm__dist_exchange(d, &y);
     clperm__dist_phase_end(d, CLPERM__PHASE_EXCHANGE);
-    st = clperm__dist_write(d, r->keys, 0, kb, recv_keys);
-    if (st == CLPERM_SUCCESS) st = clperm__dist_write(d, r->values, 0, vb, recv_values);
-    clperm__dist_phase_end(d, CLPERM__PHASE_STAGE);
     if (st == CLPERM_SUCCESS) st = clperm__dist_sort_local(d, &block);
     if (st == CLPERM_SUCCESS) st = clFinish(d->queue);
     clperm__dist_phase_end(d, CLPERM__PHASE_LOCAL);
