@@ -469,7 +469,7 @@ int bench_main(int argc, char **argv);
 /* clperm bench --dist (dist.c, built with MPI only): under mpirun, one rank per device. */
 int bench_dist_main(const bench_opts *o);
 /* Its operations, by the names --ops selects them with: "shuffle", "sort". */
-#define BENCH_DIST_OPS 2
+#define BENCH_DIST_OPS 3
 extern const char *const bench_dist_ops[BENCH_DIST_OPS];
 int report_main(int argc, char **argv);
 /* clperm tune (tune.c). */

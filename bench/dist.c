@@ -38,7 +38,9 @@ typedef struct dist_bench {
 typedef struct rank_figures {
     char device[MAX_DEVICE_NAME];
     double seconds, local, sort, stage, exchange, collective; /* medians over the runs */
-    double bytes_sent;
+    double bytes_sent, bytes_received;
+    double d2h, h2d; /* the staged all-to-all's copies to and from the device (stage: both) */
+    double duplex;   /* both copies at once, on two queues, every rank at once */
 } rank_figures;
 
 /* ---- devices -------------------------------------------------------------------------------- */
@@ -120,7 +122,8 @@ static clperm_status prepare(dist_bench *b, uint64_t count, uint64_t offset) {
 
 /* ---- measuring ------------------------------------------------------------------------------ */
 
-/* In the order of bench_dist_ops (options.c), which names them. */
+/* In the order of bench_dist_ops (options.c), which names them; its last, "links", selects the
+ * staged all-to-all alone (which runs with every operation). */
 typedef enum dist_op { OP_SHUFFLE, OP_SORT, OPS } dist_op;
 
 #define SHUFFLE_SEED 42
@@ -175,6 +178,7 @@ static clperm_status measure(dist_bench *b, dist_op op, clperm_dist *d, MPI_Comm
         v[4][i] = s.collective_seconds;
         v[5][i] = s.sort_seconds;
         out->bytes_sent = (double)s.bytes_sent;
+        out->bytes_received = (double)s.bytes_received;
     }
     out->seconds = bench_median(v[0], reps);
     out->local = bench_median(v[1], reps);
@@ -223,7 +227,7 @@ static clperm_status staged_alltoall(dist_bench *b, uint64_t count, const bench_
         }
         for (int r = 0; r < size; r++) out->bytes_sent += r == b->rank ? 0 : 8.0 * sc[r];
         cl_command_queue q = clperm_ctx_cl_queue(b->ctx);
-        double v[3][256];
+        double v[5][256];
         for (int i = -t->warmup; i < t->reps && st == CLPERM_SUCCESS; i++) {
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
@@ -241,11 +245,36 @@ static clperm_status staged_alltoall(dist_bench *b, uint64_t count, const bench_
             v[0][i] = dt;
             v[1][i] = (t1 - t0) + (t3 - t2);
             v[2][i] = t2 - t1;
+            v[3][i] = t1 - t0;
+            v[4][i] = t3 - t2;
         }
+        double stage = st == CLPERM_SUCCESS ? bench_median(v[1], t->reps) : 0;
+        /* Both copies at once, as the distributed calls' exchange runs them. */
+        cl_int err;
+        cl_command_queue q2 = clCreateCommandQueue(clperm_ctx_cl_context(b->ctx), clperm_ctx_cl_device(b->ctx), 0, &err);
+        if (!q2 && st == CLPERM_SUCCESS) st = err;
+        for (int i = -t->warmup; i < t->reps && st == CLPERM_SUCCESS && count; i++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            st = clEnqueueReadBuffer(q, b->a, CL_FALSE, 0, (size_t)count * 8, send, 0, NULL, NULL);
+            if (st == CLPERM_SUCCESS) st = clEnqueueWriteBuffer(q2, b->b, CL_FALSE, 0, (size_t)count * 8, recv, 0, NULL, NULL);
+            clFlush(q);
+            clFlush(q2);
+            clFinish(q);
+            clFinish(q2);
+            double dt = MPI_Wtime() - t0;
+            st = lowest(MPI_COMM_WORLD, st);
+            MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            if (i >= 0) v[1][i] = dt;
+        }
+        if (q2) clReleaseCommandQueue(q2);
+        if (st == CLPERM_SUCCESS && count) out->duplex = bench_median(v[1], t->reps);
         if (st == CLPERM_SUCCESS) {
             out->seconds = bench_median(v[0], t->reps);
-            out->stage = bench_median(v[1], t->reps);
+            out->stage = stage;
             out->exchange = bench_median(v[2], t->reps);
+            out->d2h = bench_median(v[3], t->reps);
+            out->h2d = bench_median(v[4], t->reps);
         }
     }
     unpin(b, ms, send);
@@ -311,9 +340,11 @@ static void print_row(const bench_opts *o, const char *op, const char *variant, 
     if (o->json) {
         printf("{\"op\":\"%s\",\"variant\":\"%s\",\"ranks\":%d,\"rank\":%d,\"device\":\"%s\",\"n_rank\":%llu,"
                "\"n\":%llu,\"seconds\":%.6g,\"items_per_s\":%.6g,\"local_s\":%.6g,\"sort_s\":%.6g,\"stage_s\":%.6g,"
-               "\"exchange_s\":%.6g,\"collective_s\":%.6g,\"bytes_sent\":%.6g}\n",
+               "\"exchange_s\":%.6g,\"collective_s\":%.6g,\"bytes_sent\":%.6g,\"bytes_received\":%.6g,"
+               "\"d2h_s\":%.6g,\"h2d_s\":%.6g}\n",
                op, variant, ranks, rank, f->device, (unsigned long long)count, (unsigned long long)n, f->seconds, rate,
-               f->local, f->sort, f->stage, f->exchange, f->collective, f->bytes_sent);
+               f->local, f->sort, f->stage, f->exchange, f->collective, f->bytes_sent, f->bytes_received, f->d2h,
+               f->h2d);
     } else {
         char r[8];
         snprintf(r, sizeof r, rank < 0 ? "all" : "%d", rank);
@@ -349,6 +380,44 @@ static void print_ranks(const bench_opts *o, const dist_bench *b, const char *op
     free(all);
 }
 
+/* The links, from the staged all-to-all's stages on the slowest rank: device to host and host to
+ * device (each of count items) and MPI's all-to-all (of the bytes crossing), in GB/s. */
+static void print_links(const bench_opts *o, const dist_bench *b, const rank_figures *bound, uint64_t count) {
+    double t[4] = {bound->d2h, bound->h2d, bound->exchange, bound->duplex};
+    MPI_Allreduce(MPI_IN_PLACE, t, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double crossing = bound->bytes_sent;
+    MPI_Allreduce(MPI_IN_PLACE, &crossing, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    if (b->rank != 0 || o->json || t[0] <= 0 || t[1] <= 0 || t[2] <= 0) return;
+    double bytes = 8.0 * (double)count;
+    printf("# links, slowest rank: device to host %.1f GB/s, host to device %.1f GB/s, both at once %.1f GB/s each way "
+           "(pinned, %.0f MB); MPI's all-to-all %.2f GB/s per rank (%.0f MB crossing)\n",
+           bytes / t[0] * 1e-9, bytes / t[1] * 1e-9, t[3] > 0 ? bytes / t[3] * 1e-9 : 0, bytes * 1e-6,
+           crossing / t[2] * 1e-9, crossing * 1e-6);
+}
+
+/* The exchange of a call against the links for its bytes, on the slowest rank: its time over the
+ * copies' (device to host of the bytes sent and host to device of the bytes received, at once, at
+ * the rate of both at once: the whole of it between ranks sharing memory) and over MPI's
+ * all-to-all of the bytes sent (the data's way between nodes). */
+static void print_exchange(const bench_opts *o, const dist_bench *b, const char *op, const rank_figures *f,
+                           const rank_figures *bound, uint64_t count) {
+    double bytes = 8.0 * (double)count, r[2] = {0, 0};
+    double moved = f->bytes_sent > f->bytes_received ? f->bytes_sent : f->bytes_received;
+    if (bound->duplex > 0 && moved > 0) r[0] = f->exchange / (bound->duplex * moved / bytes);
+    if (bound->exchange > 0 && bound->bytes_sent > 0 && f->bytes_sent > 0)
+        r[1] = f->exchange / (bound->exchange * f->bytes_sent / bound->bytes_sent);
+    MPI_Allreduce(MPI_IN_PLACE, r, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (b->rank != 0 || r[0] <= 0) return;
+    if (o->json)
+        printf("{\"op\":\"%s\",\"variant\":\"exchange-vs-links\",\"ranks\":%d,\"n_rank\":%llu,"
+               "\"over_copies\":%.4g,\"over_mpi\":%.4g}\n",
+               op, b->size, (unsigned long long)count, r[0], r[1]);
+    else
+        printf("# %s: the exchange takes %.2fx the copies of its bytes to and from the devices (both at once) and "
+               "%.2fx MPI's all-to-all of them (slowest rank)\n",
+               op, r[0], r[1]);
+}
+
 /* ---- the command ---------------------------------------------------------------------------- */
 
 static int bench_size(const bench_opts *o, dist_bench *b, uint64_t count) {
@@ -362,7 +431,10 @@ static int bench_size(const bench_opts *o, dist_bench *b, uint64_t count) {
     }
     rank_figures bound;
     st = staged_alltoall(b, count, &o->timing, &bound);
-    if (st == CLPERM_SUCCESS) print_ranks(o, b, "exchange", "staged-alltoall", &bound, count, n);
+    if (st == CLPERM_SUCCESS) {
+        print_ranks(o, b, "exchange", "staged-alltoall", &bound, count, n);
+        print_links(o, b, &bound, count);
+    }
     for (int op = 0; op < OPS; op++) {
         if (!bench_op_selected(o, bench_dist_ops[op])) continue;
         rank_figures f, one;
@@ -374,6 +446,7 @@ static int bench_size(const bench_opts *o, dist_bench *b, uint64_t count) {
             continue;
         }
         print_ranks(o, b, bench_dist_ops[op], "distributed", &f, count, n);
+        if (b->size > 1 && st == CLPERM_SUCCESS) print_exchange(o, b, bench_dist_ops[op], &f, &bound, count);
         memset(&one, 0, sizeof one);
         if (o->dist_baseline && b->solo) {
             st = measure(b, (dist_op)op, b->solo, b->solo_comm, count, count, &o->timing, &one);

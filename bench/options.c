@@ -12,7 +12,7 @@
 #define DIST_SIZES "2^20,2^22"
 
 /* The operations of --dist, by the names --ops selects them with (dist.c's order). */
-const char *const bench_dist_ops[BENCH_DIST_OPS] = {"shuffle", "sort"};
+const char *const bench_dist_ops[BENCH_DIST_OPS] = {"shuffle", "sort", "links"};
 
 /* Tunables --set accepts: every one of clperm.h's list, by the names it gives them. */
 #define SET_NAME(name, value, lo, hi, flags, text) text,
@@ -383,9 +383,11 @@ static void usage(FILE *f) {
           "`mpirun -np R clperm bench --dist` measures the distributed shuffle (64-bit items) and\n"
           "sort (u64 keys) of clperm_dist.h instead, over R ranks with a device each: rows per rank\n"
           "and for all ranks (median time of the slowest rank, items/s, and the shares of the time\n"
-          "in device work, staging copies, the MPI exchange and the small collectives), beside the\n"
+          "in device work, staging copies, the exchange and the small collectives), beside the\n"
           "same operation on one rank and a host-staged all-to-all of the same bytes (device to\n"
-          "host, MPI_Alltoallv, host to device). A rank takes the --device entry of its rank within\n"
+          "host, MPI_Alltoallv, host to device, one after another), whose stages give the links'\n"
+          "rates and each call's exchange against its slowest stage (`--ops links`: those alone).\n"
+          "A rank takes the --device entry of its rank within\n"
           "its node, modulo their number; by default that GPU of the node, else the default device.\n"
           "\n"
           "options:\n",
