@@ -142,8 +142,8 @@ typedef struct clperm_dist_sort_request {
  * its output block, as sorted runs in rank order, which a stable local sort puts together. The
  * output blocks have the input blocks' sizes without a second exchange. Device memory beyond
  * the caller's buffers: a copy of the block (so that nothing is written before the exchange)
- * and the local sort's temporaries. Host memory: count keys, kept by the distributed context.
- * Keys of i64 and f64 are not supported yet (CLPERM_ERROR_INVALID_TYPE). */
+ * and the local sort's temporaries (kept by the distributed context). The search runs on the
+ * device: each step one kernel over the step's pivots, its counts read back. Keys of i64 and f64 are not supported yet (CLPERM_ERROR_INVALID_TYPE). */
 CLPERM_API clperm_status clperm_dist_sort(clperm_dist *dist, const clperm_dist_sort_request *req);
 
 /* ---------------------------------------------------------------------------------------------
@@ -158,8 +158,8 @@ typedef struct clperm_dist_stats {
     double local_seconds;      /* device work: bijection kernels, local sorts, gathers,
                                 * scatters                                                   */
     double sort_seconds;       /* the local sorts alone (part of local_seconds)               */
-    double stage_seconds;      /* copies to host memory outside the exchange (the sort's keys,
-                                * for its search)                                             */
+    double stage_seconds;      /* copies between the device and host memory outside the
+                                * exchange (none at present: kept for the layout)             */
     double exchange_seconds;   /* the exchange of the items (keys and values): the copies
                                 * between the devices and host memory overlapped with their
                                 * passage between the ranks                                   */

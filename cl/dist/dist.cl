@@ -83,6 +83,26 @@ __kernel void clperm_dist_lower_bounds(__global const uchar *keys, uint keys_wid
     out[q] = lo;
 }
 
+/* The sort's search: out[q] = the first t in [from, to) whose key's order exceeds v, for
+ * queries[3q .. 3q + 2] = (from, to, v), over ascending keys of `kind` (CLPERM_KEYKIND_*; the
+ * order of clperm_features.h's CLPERM_KEY_ORDER). */
+__kernel void clperm_dist_upper_bounds(__global const uchar *keys, uint kind, __global const ulong *queries,
+                                       uint nqueries, __global ulong *out) {
+    uint q = get_global_id(0);
+    if (q >= nqueries) return;
+    ulong lo = queries[3 * q], hi = queries[3 * q + 1], v = queries[3 * q + 2];
+    uint bits = CLPERM_KEY_BITS(kind);
+    ulong pos = CLPERM_KEY_POS_XOR(kind), neg = CLPERM_KEY_NEG_XOR(kind), all = CLPERM_KEY_ALL(kind);
+    while (lo < hi) {
+        ulong mid = lo + (hi - lo) / 2, k = clperm__dist_load(keys, bits == 64, mid);
+        if ((CLPERM_KEY_ORDER(k, bits, pos, neg) & all) <= v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    out[q] = lo;
+}
+
 /* The destination's keys over its domain range, block by block as clperm_dist_count counted
  * them: for the kept indices of block b, in increasing order, from position before[b] (the kept
  * values of the earlier blocks) on, owners[j] = the rank whose input block holds f(i) (the last

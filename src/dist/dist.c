@@ -14,7 +14,7 @@
 
 static const char *const kernel_names[CLPERM__DIST_KERNELS] = {
     "clperm_dist_count",  "clperm_dist_inverse", "clperm_dist_lower_bounds",
-    "clperm_dist_owners", "clperm_dist_gather",  "clperm_dist_scatter"};
+    "clperm_dist_owners", "clperm_dist_gather",  "clperm_dist_scatter", "clperm_dist_upper_bounds"};
 
 static clperm_status mpi_status(int err) { return err == MPI_SUCCESS ? CLPERM_SUCCESS : CLPERM_ERROR_MPI; }
 
@@ -100,7 +100,7 @@ static void shared_release(clperm_dist *d);
 
 static void release(clperm_dist *d) {
     shared_release(d);
-    for (int i = 0; i < 3; i++) stage_release(d, &d->stage[i]);
+    for (int i = 0; i < 2; i++) stage_release(d, &d->stage[i]);
     for (int i = 0; i < CLPERM__DIST_SCRATCH; i++) clperm__dist_release(d->scratch[i]);
     for (int i = 0; i < 2; i++)
         if (d->transfer[i]) clReleaseCommandQueue(d->transfer[i]);

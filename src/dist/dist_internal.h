@@ -17,6 +17,7 @@ typedef enum clperm__dist_kernel {
     CLPERM__DIST_OWNERS,
     CLPERM__DIST_GATHER,
     CLPERM__DIST_SCATTER,
+    CLPERM__DIST_UPPER_BOUNDS,
     CLPERM__DIST_KERNELS
 } clperm__dist_kernel;
 
@@ -58,7 +59,7 @@ struct clperm_dist {
     unsigned char *own_host;  /* this rank's segment, or NULL without shared memory              */
     unsigned char **peer_host; /* per rank: its segment as this rank sees it, or NULL (other node,
                                 * this rank, no shared memory)                                    */
-    clperm__dist_staging stage[3]; /* the exchange's send and receive rings; the sort's keys */
+    clperm__dist_staging stage[2]; /* the exchange's send and receive rings                  */
     cl_mem scratch[CLPERM__DIST_SCRATCH]; /* device buffers of the calls, kept for later ones */
     size_t scratch_bytes[CLPERM__DIST_SCRATCH];
     size_t chunk_bytes;       /* the exchange's chunks (CLPERM_DIST_CHUNK_BYTES), the same on every rank */
@@ -106,7 +107,7 @@ clperm_status clperm__dist_allreduce(clperm_dist *d, uint64_t *words, int k, MPI
 clperm_status clperm__dist_exscan_sum(clperm_dist *d, const uint64_t *in, uint64_t *out, int k);
 clperm_status clperm__dist_alltoall(clperm_dist *d, const uint64_t *send, uint64_t *recv);
 
-/* Host staging buffer `which` (0 .. 2) of at least `bytes`; *host its memory. */
+/* Host staging buffer `which` (0 or 1) of at least `bytes`; *host its memory. */
 clperm_status clperm__dist_stage(clperm_dist *d, int which, size_t bytes, void **host);
 
 /* Device buffer `which` (0 .. CLPERM__DIST_SCRATCH - 1) of at least `bytes`, kept by the context

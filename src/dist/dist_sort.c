@@ -5,12 +5,12 @@
  * [offset_q, offset_q+1) of rank q's output block are a set of elements known exactly, and each
  * rank can send rank q exactly those: no second exchange to rebalance the blocks.
  *
- *   1. Each rank sorts a copy of its block on its device (stably, clperm__dist_sort_local) and
- *      reads its keys to host memory.
+ *   1. Each rank sorts a copy of its block on its device (stably, clperm__dist_sort_local).
  *   2. Splitting. For every rank q, the key v_q of the element at global position offset_q is
  *      found by a search over the keys' order: each step every rank counts its keys <= each of
- *      k pivots that cut every open interval into k + 1 parts (binary searches in its sorted
- *      block, within the part the earlier steps left open) and one allreduce sums the counts. Then one allreduce gives the
+ *      k pivots that cut every open interval into k + 1 parts (binary searches on its device in
+ *      its sorted block, within the part the earlier steps left open: one kernel, a write and a
+ *      read of at most 4096 words) and one allreduce sums the counts. Then one allreduce gives the
  *      keys below v_q and one exclusive scan the keys equal to v_q on lower ranks: rank t sends
  *      rank q its keys below v_q and those of its keys equal to v_q that fall before position
  *      offset_q in (rank, position) order.
@@ -41,16 +41,39 @@ static int key_supported(clperm_key_type type) {
     return type == CLPERM_KEY_U32 || type == CLPERM_KEY_I32 || type == CLPERM_KEY_F32 || type == CLPERM_KEY_U64;
 }
 
-/* The first t in [lo, hi) with order(keys[t]) > v: keys[lo - 1] <= v < keys[hi] already known. */
-static uint64_t upper_bound(clperm_key_type type, const void *keys, uint64_t lo, uint64_t hi, uint64_t v) {
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (clperm__dist_key_order(type, keys, mid) <= v)
-            lo = mid + 1;
-        else
-            hi = mid;
+/* A step's searches on the device, where the sorted keys are: out[i] = the first t in
+ * [q[3i], q[3i + 1]) whose key's order exceeds q[3i + 2], for i < nq (queries and out: device
+ * buffers of 3 * cap and cap words, made by the caller). */
+typedef struct search {
+    cl_mem keys, queries, out;
+    uint64_t count;
+} search;
+
+static clperm_status upper_bounds(sort_call *c, const search *s, const uint64_t *q, uint64_t *out, size_t nq) {
+    clperm_dist *d = c->d;
+    if (nq == 0) return CLPERM_SUCCESS;
+    if (s->count == 0) {
+        memset(out, 0, nq * sizeof *out); /* every range is empty */
+        return CLPERM_SUCCESS;
     }
-    return lo;
+    CLPERM_TRY(clperm__dist_write(d, s->queries, 0, 3 * nq * sizeof *q, q));
+    cl_uint kind = (cl_uint)c->req->key_type, n = (cl_uint)nq;
+    clperm__dist_args a = clperm__dist_args_begin(d, CLPERM__DIST_UPPER_BOUNDS);
+    CLPERM__DIST_ARG(a, s->keys);
+    CLPERM__DIST_ARG(a, kind);
+    CLPERM__DIST_ARG(a, s->queries);
+    CLPERM__DIST_ARG(a, n);
+    CLPERM__DIST_ARG(a, s->out);
+    CLPERM_TRY(clperm__dist_launch(d, &a, nq));
+    return clperm__dist_read(d, s->out, 0, nq * sizeof *out, out);
+}
+
+/* The order of key i of the device buffer keys. */
+static clperm_status key_order_at(sort_call *c, cl_mem keys, uint64_t i, uint64_t *order) {
+    unsigned char k[8];
+    CLPERM_TRY(clperm__dist_read(c->d, keys, (size_t)(i * c->key_bytes), c->key_bytes, k));
+    *order = clperm__dist_key_order(c->req->key_type, k, 0);
+    return CLPERM_SUCCESS;
 }
 
 /* Each step cuts every open interval at k pivots, k chosen so that the step's allreduce carries at
@@ -76,10 +99,10 @@ static int target_open(const sort_call *c, const split_target *t, int q) {
 
 /* Step 2: c->cuts[q], the first position of this rank's sorted block that goes to rank q or
  * beyond. */
-static clperm_status split(sort_call *c, const void *keys) {
+static clperm_status split(sort_call *c, cl_mem keys) {
     clperm_status st = CLPERM_SUCCESS;
     clperm_dist *d = c->d;
-    clperm_key_type type = c->req->key_type;
+    clperm_status searched = CLPERM_SUCCESS; /* the first failure of a step's searches */
     int size = d->size;
     unsigned k = (unsigned)(SPLIT_WORDS / (size - 1));
     k = k < 1 ? 1 : k > SPLIT_MAX_PIVOTS ? SPLIT_MAX_PIVOTS : k;
@@ -88,14 +111,17 @@ static clperm_status split(sort_call *c, const void *keys) {
     split_target *s = calloc((size_t)size, sizeof *s);
     uint64_t *sums = calloc(3 * (size_t)size + 2 * words, sizeof *sums), *equal = sums + size;
     uint64_t *equal_before = equal + size, *mine = equal_before + size, *every = mine + words;
-    if (!s || !sums) st = CLPERM_ERROR_OUT_OF_HOST_MEMORY;
-    CLPERM_CHECK(clperm__dist_agree(d, st));
+    uint64_t *queries = malloc(3 * words * sizeof *queries);
+    search dev = {keys, NULL, NULL, count};
+    if (!s || !sums || !queries) st = CLPERM_ERROR_OUT_OF_HOST_MEMORY;
+    if (st == CLPERM_SUCCESS && count) st = clperm__dist_buffer(d, 3 * words * sizeof *queries, &dev.queries);
+    if (st == CLPERM_SUCCESS && count) st = clperm__dist_buffer(d, words * sizeof *queries, &dev.out);
     /* The global range of the keys: the minimum, and the maximum as the minimum of its complement. */
     uint64_t range[2] = {UINT64_MAX, UINT64_MAX};
-    if (count) {
-        range[0] = clperm__dist_key_order(type, keys, 0);
-        range[1] = ~clperm__dist_key_order(type, keys, count - 1);
-    }
+    if (st == CLPERM_SUCCESS && count) st = key_order_at(c, keys, 0, &range[0]);
+    if (st == CLPERM_SUCCESS && count) st = key_order_at(c, keys, count - 1, &range[1]);
+    range[1] = count ? ~range[1] : UINT64_MAX;
+    CLPERM_CHECK(clperm__dist_agree(d, st));
     CLPERM_CHECK(clperm__dist_allreduce(d, range, 2, MPI_MIN));
     for (int q = 0; q < size; q++) {
         s[q].lo = range[0];
@@ -106,15 +132,34 @@ static clperm_status split(sort_call *c, const void *keys) {
      * smallest v with at least offset_q + 1 keys <= v. Every rank runs the same steps. */
     for (;;) {
         int open = 0;
+        size_t nq = 0;
         for (int q = 1; q < size; q++) {
             split_target *t = &s[q];
-            uint64_t *m = mine + (size_t)(q - 1) * k, from = t->pa;
-            for (unsigned j = 0; j < k; j++) m[j] = 0;
             if (!target_open(c, t, q)) continue;
             open = 1;
-            for (unsigned j = 0; j < k; j++) m[j] = from = upper_bound(type, keys, from, t->pz, pivot(t, j + 1, k));
+            for (unsigned j = 0; j < k; j++, nq++) {
+                queries[3 * nq] = t->pa;
+                queries[3 * nq + 1] = t->pz;
+                queries[3 * nq + 2] = pivot(t, j + 1, k);
+            }
         }
         if (!open) break;
+        /* every: the open targets' counts, in order, then spread to their places in mine. A
+         * failure is agreed at the end: every rank runs the same steps whatever the counts. */
+        clperm_status found = upper_bounds(c, &dev, queries, every, nq);
+        if (found != CLPERM_SUCCESS) {
+            memset(every, 0, nq * sizeof *every);
+            if (searched == CLPERM_SUCCESS) searched = found;
+        }
+        for (int q = size - 1; q >= 1; q--) {
+            uint64_t *m = mine + (size_t)(q - 1) * k;
+            if (!target_open(c, &s[q], q)) {
+                for (unsigned j = 0; j < k; j++) m[j] = 0;
+                continue;
+            }
+            nq -= k;
+            memmove(m, every + nq, k * sizeof *m);
+        }
         memcpy(every, mine, words * sizeof *every);
         CLPERM_CHECK(clperm__dist_allreduce(d, every, (int)words, MPI_SUM));
         for (int q = 1; q < size; q++) {
@@ -158,8 +203,12 @@ static clperm_status split(sort_call *c, const void *keys) {
     }
     for (int q = 0; q < size; q++)
         if (c->cuts[q] > c->cuts[q + 1]) st = CLPERM_ERROR_INTERNAL;
+    if (searched != CLPERM_SUCCESS) st = searched;
     st = clperm__dist_agree(d, st);
 cleanup:
+    clperm__dist_release(dev.queries);
+    clperm__dist_release(dev.out);
+    free(queries);
     free(s);
     free(sums);
     return st;
@@ -180,8 +229,7 @@ static clperm_status sort_agreed(sort_call *c) {
         clperm__dist_phase_end(d, CLPERM__PHASE_LOCAL);
         return st;
     }
-    /* 1: a sorted copy of the block; its keys in host memory. */
-    void *host_keys = NULL;
+    /* 1: a sorted copy of the block. */
     cl_mem keys = NULL, values = NULL;
     st = clperm__dist_scratch(d, 0, kb, &keys);
     if (st == CLPERM_SUCCESS) st = clperm__dist_scratch(d, 1, vb, &values);
@@ -191,12 +239,9 @@ static clperm_status sort_agreed(sort_call *c) {
     if (st == CLPERM_SUCCESS) st = clperm__dist_sort_local(d, &copy);
     if (st == CLPERM_SUCCESS) st = clFinish(d->queue);
     clperm__dist_phase_end(d, CLPERM__PHASE_LOCAL);
-    if (st == CLPERM_SUCCESS) st = clperm__dist_stage(d, 2, kb, &host_keys);
-    if (st == CLPERM_SUCCESS) st = clperm__dist_read(d, keys, 0, kb, host_keys);
-    clperm__dist_phase_end(d, CLPERM__PHASE_STAGE);
     /* 2 */
     st = clperm__dist_agree(d, st);
-    if (st == CLPERM_SUCCESS) st = split(c, host_keys);
+    if (st == CLPERM_SUCCESS) st = split(c, keys);
     for (int q = 0; st == CLPERM_SUCCESS && q < d->size; q++) c->sendcounts[q] = c->cuts[q + 1] - c->cuts[q];
     if (st == CLPERM_SUCCESS) st = clperm__dist_alltoall(d, c->sendcounts, c->recvcounts);
     uint64_t received = 0;
