@@ -56,15 +56,16 @@ __kernel void clperm_dist_count(CLPERM_BIJECTION_KEY_PARAMS(key), ulong begin, u
 }
 
 /* The source's keys: keys[t] = f^-1(first + t), the domain index whose value is the global item
- * first + t, and positions[t] = t. */
+ * first + t, and positions[t] = t. Each work-item takes every global-size-th t: the key's
+ * unpacking into private memory is paid once for several items. */
 __kernel void clperm_dist_inverse(CLPERM_BIJECTION_KEY_PARAMS(key), ulong first, ulong count,
                                   __global uchar *keys, uint keys_wide, __global uchar *positions,
                                   uint positions_wide) {
     CLPERM_BIJECTION_KEY_UNPACK(key);
-    ulong t = get_global_id(0);
-    if (t >= count) return;
-    clperm__dist_store(keys, keys_wide, t, clperm_bijection_invert(&key, first + t));
-    clperm__dist_store(positions, positions_wide, t, t);
+    for (ulong t = get_global_id(0); t < count; t += get_global_size(0)) {
+        clperm__dist_store(keys, keys_wide, t, clperm_bijection_invert(&key, first + t));
+        clperm__dist_store(positions, positions_wide, t, t);
+    }
 }
 
 /* out[q] = the first t with keys[t] >= bounds[q] in the ascending keys[0 .. count). */
@@ -107,18 +108,18 @@ __kernel void clperm_dist_upper_bounds(__global const uchar *keys, uint kind, __
  * them: for the kept indices of block b, in increasing order, from position before[b] (the kept
  * values of the earlier blocks) on, owners[j] = the rank whose input block holds f(i) (the last
  * s with offsets[s] <= f(i); offsets has ranks + 1 entries) and positions[j] = j. One work-group
- * per block: its work-items take consecutive indices, and a scan of the kept ones over the group
- * (in `scan`, a uint per work-item) gives each its j, so that the stores of a group are
- * contiguous. */
+ * per `group_blocks` consecutive blocks: its work-items take consecutive indices, and a scan of
+ * the kept ones over the group (in `scan`, a uint per work-item) gives each its j, so that the
+ * stores of a group are contiguous. */
 __kernel void clperm_dist_owners(CLPERM_BIJECTION_KEY_PARAMS(key), ulong begin, ulong end, uint block,
                                  __global const ulong *before, __global const ulong *offsets, uint ranks,
                                  __global uint *owners, __global uchar *positions, uint positions_wide,
-                                 __local uint *scan) {
+                                 uint group_blocks, __local uint *scan) {
     CLPERM_BIJECTION_KEY_UNPACK(key);
     uint lid = get_local_id(0), w = get_local_size(0);
-    ulong lo = begin + get_group_id(0) * block;
+    ulong b = get_group_id(0) * (ulong)group_blocks, lo = begin + b * block;
     if (lo >= end) return; /* the same for the whole group */
-    ulong hi = min(lo + block, end), j = before[get_group_id(0)];
+    ulong hi = min(lo + (ulong)group_blocks * block, end), j = before[b];
     for (ulong base = lo; base < hi; base += w) {
         ulong i = base + lid, v = 0;
         uint kept = 0;

@@ -29,8 +29,11 @@
 #include "buffer_check.h"
 #include "dist_internal.h"
 
-/* Domain indices per work-item of the counting and owner kernels. */
+/* Domain indices per work-item of the counting kernel, and per block of the owners kernel. */
 #define COUNT_BLOCK 256
+/* About the items (inverse) or blocks (owners) a work-item or work-group takes, so that each
+ * unpacks the bijection's key for several evaluations. */
+#define PER_WORK_ITEM 8
 
 typedef struct shuffle_call {
     clperm_dist *d;
@@ -154,7 +157,7 @@ static clperm_status source_order(shuffle_call *c, cl_mem src) {
     CLPERM__DIST_ARG(a, c->keys_wide);
     CLPERM__DIST_ARG(a, c->positions);
     CLPERM__DIST_ARG(a, c->positions_wide);
-    CLPERM_CHECK(clperm__dist_launch(d, &a, count));
+    CLPERM_CHECK(clperm__dist_launch(d, &a, (count + PER_WORK_ITEM - 1) / PER_WORK_ITEM));
     clperm__dist_sort_step sort = {c->keys_wide ? CLPERM_KEY_U64 : CLPERM_KEY_U32, c->keys,
                                    c->positions_wide ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32, c->positions,
                                    count, c->key.bits};
@@ -226,8 +229,10 @@ static clperm_status destination_order(shuffle_call *c) {
     CLPERM__DIST_ARG(a, c->keys);
     CLPERM__DIST_ARG(a, c->positions);
     CLPERM__DIST_ARG(a, c->positions_wide);
+    cl_uint group_blocks = PER_WORK_ITEM;
+    CLPERM__DIST_ARG(a, group_blocks);
     clperm__dist_arg(&a, NULL, d->wg * sizeof(cl_uint));
-    CLPERM_CHECK(clperm__dist_launch(d, &a, blocks * d->wg));
+    CLPERM_CHECK(clperm__dist_launch(d, &a, (blocks + group_blocks - 1) / group_blocks * d->wg));
     clperm__dist_sort_step sort = {CLPERM_KEY_U32, c->keys, c->positions_wide ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32,
                                    c->positions, c->count, clperm__dist_log2_ceil((uint64_t)d->size)};
     CLPERM_CHECK(clperm__dist_sort_local(d, &sort));
