@@ -6,9 +6,10 @@
  *     host; the MPI exchange; the small collectives), from clperm_dist_last_stats;
  *   - the same operation on rank 0 alone (a communicator of one rank: the local operation on one
  *     device), the baseline;
- *   - the bound: a host-staged all-to-all of the same bytes with nothing else (device to host,
- *     MPI_Alltoallv of equal shares, host to device), through the same kind of host memory the
- *     library stages in (mapped CL_MEM_ALLOC_HOST_PTR buffers).
+ *   - the links: a host-staged all-to-all of the same bytes with nothing else (device to host,
+ *     MPI_Alltoallv of equal shares, host to device, one after another, through pinned host
+ *     memory: mapped CL_MEM_ALLOC_HOST_PTR buffers), each stage timed, and both copies at once
+ *     on two queues of every rank; each call's exchange is printed against them.
  *
  * A figure is the median over --reps runs (after --warmup) of the slowest rank's wall-clock time,
  * every run started together after a barrier. */
