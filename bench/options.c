@@ -385,10 +385,10 @@ static void usage(FILE *f) {
           "and for all ranks (median time of the slowest rank, items/s, and the shares of the time\n"
           "in device work, staging copies, the exchange and the small collectives), beside the\n"
           "same operation on one rank and a host-staged all-to-all of the same bytes (device to\n"
-          "host, MPI_Alltoallv, host to device, one after another), whose stages give the links'\n"
-          "rates and each call's exchange against its slowest stage (`--ops links`: those alone).\n"
-          "A rank takes the --device entry of its rank within\n"
-          "its node, modulo their number; by default that GPU of the node, else the default device.\n"
+          "host, MPI_Alltoallv, host to device, one after another), whose stages and both copies\n"
+          "at once give the links' rates and each call's exchange against them (`--ops links`:\n"
+          "those alone). A rank takes the --device entry of its rank within its node, modulo\n"
+          "their number; by default that GPU of the node, else the default device.\n"
           "\n"
           "options:\n",
           f);
