@@ -40,10 +40,10 @@
  *   (CL_MEM_ALLOC_HOST_PTR). Device memory is never handed to MPI. The environment variables
  *   CLPERM_DIST_CHUNK_BYTES and CLPERM_DIST_SLOTS (read at clperm_dist_create, the smallest over
  *   the ranks taken) set the chunk size and the chunks in flight (at most 64). Host memory: the
- *   rings, chunk x slots each way (the send ring in the shared window where there is one).
+ *   rings, chunk x slots each way (the send ring in the shared window where there is one, the
+ *   receive ring only where some peer's chunks come through MPI).
  * - Device memory a call uses beyond the caller's buffers is kept by the distributed context for
- *   later calls (a buffer new to the device pays for the first touch of each page) and given
- *   back by clperm_dist_free.
+ *   later calls (no allocation a call) and given back by clperm_dist_free.
  * - Threads: a clperm_dist is used by one thread at a time (MPI collectives on one communicator
  *   must not interleave); MPI must be initialised with at least MPI_THREAD_FUNNELED, or
  *   MPI_THREAD_SERIALIZED when different threads make the calls. Other threads may use the

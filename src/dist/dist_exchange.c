@@ -287,9 +287,12 @@ clperm_status clperm__dist_exchange(clperm_dist *d, const clperm__dist_exchange_
                 d->stats.bytes_received += x->recvcounts[t] * x->item_bytes;
             }
         }
+        /* A receive ring only for peers whose chunks come through MPI. */
+        int through_mpi = 0;
+        for (int t = 0; t < size; t++) through_mpi |= t != d->rank && !(d->peer_host && d->peer_host[t]);
         size_t ring = (size_t)d->slots * p->chunk;
         if (!send_ring) st = clperm__dist_stage(d, 0, ring, (void **)&send_ring);
-        if (st == CLPERM_SUCCESS) st = clperm__dist_stage(d, 1, ring, (void **)&recv_ring);
+        if (st == CLPERM_SUCCESS && through_mpi) st = clperm__dist_stage(d, 1, ring, (void **)&recv_ring);
     }
     if (st != CLPERM_SUCCESS) {
         /* Nothing has been sent: the others learn of it in the agreement after. */
@@ -299,7 +302,7 @@ clperm_status clperm__dist_exchange(clperm_dist *d, const clperm__dist_exchange_
     }
     for (int i = 0; i < d->slots; i++) {
         p->send[i].host = send_ring + (size_t)i * p->chunk;
-        p->recv[i].host = recv_ring + (size_t)i * p->chunk;
+        p->recv[i].host = recv_ring ? recv_ring + (size_t)i * p->chunk : NULL;
         p->send[i].request[0] = p->send[i].request[1] = MPI_REQUEST_NULL;
         p->recv[i].request[0] = p->recv[i].request[1] = MPI_REQUEST_NULL;
     }

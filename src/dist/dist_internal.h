@@ -111,8 +111,7 @@ clperm_status clperm__dist_alltoall(clperm_dist *d, const uint64_t *send, uint64
 clperm_status clperm__dist_stage(clperm_dist *d, int which, size_t bytes, void **host);
 
 /* Device buffer `which` (0 .. CLPERM__DIST_SCRATCH - 1) of at least `bytes`, kept by the context
- * for later calls (a buffer new to the device costs the call its first touch of every page);
- * borrowed, not to be released. NULL for 0 bytes. */
+ * for later calls; borrowed, not to be released. NULL for 0 bytes. */
 clperm_status clperm__dist_scratch(clperm_dist *d, int which, size_t bytes, cl_mem *out);
 
 /* A device buffer of `bytes` (NULL for 0 bytes). */
