@@ -153,6 +153,11 @@ const bench_case bench_cases[] = {
      .bits = 20},
     {"sort", "sort", "sort", "u32-argsort", "u32", BENCH_KIND_SORT, COPY, 16, .flags = BENCH_ARGSORT,
      .key = CLPERM_KEY_U32, .value = CLPERM_TYPE_U32},
+    {"sort", "sort", "sort", "u16", "u16", BENCH_KIND_SORT, COPY, 4, .flags = 0, .key = CLPERM_KEY_U16},
+    {"sort", "sort", "sort", "u16-u32", "u16", BENCH_KIND_SORT, COPY, 12, .flags = 0, .key = CLPERM_KEY_U16,
+     .value = CLPERM_TYPE_U32},
+    {"sort", "sort", "sort", "f16", "f16", BENCH_KIND_SORT, COPY, 4, .flags = 0, .key = CLPERM_KEY_F16},
+    {"sort", "sort", "sort", "u8", "u8", BENCH_KIND_SORT, COPY, 2, .flags = 0, .key = CLPERM_KEY_U8},
     {"sort", "sort", "sort", "boost-compute", "u32", BENCH_KIND_BOOST, COPY, 8, .flags = BENCH_BOOST},
     {"sort_segmented", "sort", "sort_segmented", "fixed", "u32", BENCH_KIND_SORT_SEGMENTED, COPY, 8,
      .flags = BENCH_PER_SEGMENT},
@@ -214,7 +219,11 @@ const bench_headline bench_headlines[] = {
 };
 const size_t bench_nheadlines = sizeof bench_headlines / sizeof bench_headlines[0];
 
-int bench_type_bytes(const char *type) { return !strcmp(type, "u64") ? 8 : !strcmp(type, "16B") ? 16 : 4; }
+int bench_type_bytes(const char *type) {
+    return !strcmp(type, "u64") ? 8 : !strcmp(type, "16B") ? 16 : !strcmp(type, "u16") || !strcmp(type, "f16") ? 2
+                                                               : !strcmp(type, "u8")                            ? 1
+                                                                                                                : 4;
+}
 
 const bench_case *bench_case_find(const char *op, const char *variant) {
     for (size_t i = 0; i < bench_ncases; i++)

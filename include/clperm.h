@@ -704,7 +704,16 @@ typedef enum clperm_key_type {
     CLPERM_KEY_F32 = CLPERM_KEYKIND_F32,
     CLPERM_KEY_U64 = CLPERM_KEYKIND_U64,
     CLPERM_KEY_I64 = CLPERM_KEYKIND_I64,
-    CLPERM_KEY_F64 = CLPERM_KEYKIND_F64
+    CLPERM_KEY_F64 = CLPERM_KEYKIND_F64,
+    /* 8- and 16-bit keys: clperm_sort and clperm_sort_host only (one or two passes of 8 bits);
+     * the tile sorts, partitions, segmented and distributed sorts return
+     * CLPERM_ERROR_INVALID_TYPE for them. F16 is IEEE 754 binary16 (cl_half), in the same
+     * totalOrder as f32. */
+    CLPERM_KEY_U8 = CLPERM_KEYKIND_U8,
+    CLPERM_KEY_I8 = CLPERM_KEYKIND_I8,
+    CLPERM_KEY_U16 = CLPERM_KEYKIND_U16,
+    CLPERM_KEY_I16 = CLPERM_KEYKIND_I16,
+    CLPERM_KEY_F16 = CLPERM_KEYKIND_F16
 } clperm_key_type;
 
 /* Size in bytes of one key of `type`, 0 for an unknown type. */

@@ -31,10 +31,12 @@ typedef uint64_t clperm_u64;
 
 /* ---- sort keys (clperm_key_type; -DCLPERM_TS_KEY_KIND=): their kinds and order-preserving form.
  * A key of `width` bits is compared as the unsigned number k ^ (k's sign bit ? neg : pos):
- *   u32, u64  pos = neg = 0
- *   i32, i64  pos = neg = the sign bit (flipped)
- *   f32, f64  pos = the sign bit, neg = all ones (IEEE 754 totalOrder: -NaN < -inf < ... < -0.0
- *             < +0.0 < ... < +inf < +NaN, NaNs by their bits)
+ *   u8, u16, u32, u64  pos = neg = 0
+ *   i8, i16, i32, i64  pos = neg = the sign bit (flipped)
+ *   f16, f32, f64      pos = the sign bit, neg = all ones (IEEE 754 totalOrder: -NaN < -inf < ...
+ *                      < -0.0 < +0.0 < ... < +inf < +NaN, NaNs by their bits)
+ * The 8- and 16-bit kinds are the device-wide sort's alone (clperm_sort); the tile networks,
+ * partitions and segmented sorts take 32- and 64-bit keys (CLPERM_KEY_TILES).
  * Descending: every bit of both masks flipped. The masks' top bits agree, which makes the form
  * invertible (CLPERM_KEY_UNORDER). ---- */
 #define CLPERM_KEYKIND_U32 1
@@ -43,13 +45,24 @@ typedef uint64_t clperm_u64;
 #define CLPERM_KEYKIND_U64 4
 #define CLPERM_KEYKIND_I64 5
 #define CLPERM_KEYKIND_F64 6
-#define CLPERM_KEY_BITS(kind) ((kind) >= CLPERM_KEYKIND_U64 ? 64 : 32)
+#define CLPERM_KEYKIND_U8 7
+#define CLPERM_KEYKIND_I8 8
+#define CLPERM_KEYKIND_U16 9
+#define CLPERM_KEYKIND_I16 10
+#define CLPERM_KEYKIND_F16 11 /* IEEE 754 binary16 (half) */
+#define CLPERM_KEYKIND_LAST CLPERM_KEYKIND_F16
+#define CLPERM_KEY_TILES(kind) ((kind) >= CLPERM_KEYKIND_U32 && (kind) <= CLPERM_KEYKIND_F64)
+#define CLPERM_KEY_BITS(kind)                                                                      \
+    ((kind) >= CLPERM_KEYKIND_U16 ? 16 : (kind) >= CLPERM_KEYKIND_U8 ? 8 : (kind) >= CLPERM_KEYKIND_U64 ? 64 : 32)
 #define CLPERM_KEY_SIGN(kind) ((clperm_u64)1 << (CLPERM_KEY_BITS(kind) - 1))
 #define CLPERM_KEY_ALL(kind) (~(clperm_u64)0 >> (64 - CLPERM_KEY_BITS(kind)))
-#define CLPERM_KEY_POS_XOR(kind)                                                                   \
-    ((kind) == CLPERM_KEYKIND_U32 || (kind) == CLPERM_KEYKIND_U64 ? (clperm_u64)0 : CLPERM_KEY_SIGN(kind))
-#define CLPERM_KEY_NEG_XOR(kind)                                                                   \
-    ((kind) == CLPERM_KEYKIND_F32 || (kind) == CLPERM_KEYKIND_F64 ? CLPERM_KEY_ALL(kind) : CLPERM_KEY_POS_XOR(kind))
+#define CLPERM_KEY_UNSIGNED(kind)                                                                  \
+    ((kind) == CLPERM_KEYKIND_U32 || (kind) == CLPERM_KEYKIND_U64 || (kind) == CLPERM_KEYKIND_U8 ||   \
+     (kind) == CLPERM_KEYKIND_U16)
+#define CLPERM_KEY_FLOAT(kind)                                                                     \
+    ((kind) == CLPERM_KEYKIND_F32 || (kind) == CLPERM_KEYKIND_F64 || (kind) == CLPERM_KEYKIND_F16)
+#define CLPERM_KEY_POS_XOR(kind) (CLPERM_KEY_UNSIGNED(kind) ? (clperm_u64)0 : CLPERM_KEY_SIGN(kind))
+#define CLPERM_KEY_NEG_XOR(kind) (CLPERM_KEY_FLOAT(kind) ? CLPERM_KEY_ALL(kind) : CLPERM_KEY_POS_XOR(kind))
 /* The form of key k (an unsigned integer of `width` bits), and back. */
 #define CLPERM_KEY_ORDER(k, width, pos, neg) ((k) ^ (((k) >> ((width) - 1)) ? (neg) : (pos)))
 #define CLPERM_KEY_UNORDER(o, width, pos, neg)                                                     \

@@ -188,7 +188,7 @@ static clperm_status f_shuffle(pools *p, char *what, size_t cap) {
 static clperm_status f_tiles(pools *p, char *what, size_t cap) {
     wait_list w;
     any_wait(p, &w);
-    clperm_key_type t = (clperm_key_type)any_enum(p, CLPERM_KEY_U32, 1, 4);
+    clperm_key_type t = (clperm_key_type)any_enum(p, CLPERM_KEY_U32, 1, CLPERM_KEYKIND_LAST);
     clperm_tile_sort a = (clperm_tile_sort)any_enum(p, CLPERM_TILE_SORT_AUTO, 0, 6);
     static const uint64_t segments[] = {0, 1, 2, 5, 64, 100, 256, 4096, UINT64_C(1) << 40};
     uint64_t n = any_count(p, 8), seg = pick(p, 3) ? 256 : segments[pick(p, sizeof segments / sizeof segments[0])];
@@ -224,7 +224,7 @@ static clperm_status f_sort(pools *p, char *what, size_t cap) {
     wait_list w;
     any_wait(p, &w);
     clperm_sort_request r;
-    r.key_type = (clperm_key_type)any_enum(p, CLPERM_KEY_U32, 1, 6);
+    r.key_type = (clperm_key_type)any_enum(p, CLPERM_KEY_U32, 1, CLPERM_KEYKIND_LAST);
     r.keys = any_buffer(p);
     r.value_type = (clperm_type)(pick(p, 2) ? 0 : any_enum(p, CLPERM_TYPE_U32, 1, 2));
     r.values = r.value_type || !pick(p, 8) ? any_buffer(p) : NULL;

@@ -14,7 +14,11 @@
 
 static const clperm_key_type key_types[] = {CLPERM_KEY_U32, CLPERM_KEY_I32, CLPERM_KEY_F32,
                                             CLPERM_KEY_U64, CLPERM_KEY_I64, CLPERM_KEY_F64};
-static const char *const key_names[] = {"", "u32", "i32", "f32", "u64", "i64", "f64"};
+static const char *const key_names[] = {"", "u32", "i32", "f32", "u64", "i64", "f64", "u8", "i8", "u16", "i16", "f16"};
+/* The device-wide sort's own key types (the tile networks take none of them). */
+static const clperm_key_type narrow_types[] = {CLPERM_KEY_U8, CLPERM_KEY_I8, CLPERM_KEY_U16, CLPERM_KEY_I16,
+                                               CLPERM_KEY_F16};
+#define NARROW (sizeof narrow_types / sizeof narrow_types[0])
 static const clperm_type value_types[] = {0, CLPERM_TYPE_U32, CLPERM_TYPE_U64};
 static const char *const value_names[] = {"none", "u32", "u64"};
 
@@ -111,6 +115,9 @@ static const uint64_t f64_special[] = {0x7FF8000000000000u, 0xFFF8000000000000u,
                                        0x3FF0000000000000u, 0xBFF0000000000000u, 0x0000000000000001u,
                                        0x8000000000000001u, 0x7FEFFFFFFFFFFFFFu, 0xFFEFFFFFFFFFFFFFu,
                                        0x7FF4000000000000u, 0xFFF4000000000001u};
+/* binary16: NaNs (quiet, signalling) of both signs, infinities, zeros, one, subnormals, the largest. */
+static const uint16_t f16_special[] = {0x7E00u, 0xFE00u, 0x7C00u, 0xFC00u, 0x0000u, 0x8000u, 0x3C00u,
+                                       0xBC00u, 0x0001u, 0x8001u, 0x7BFFu, 0xFBFFu, 0x7D00u, 0xFD01u};
 
 static void fill_keys(void *keys, clperm_key_type type, uint64_t n, int pattern, uint64_t seed) {
     size_t ks = clperm_key_size(type);
@@ -122,12 +129,13 @@ static void fill_keys(void *keys, clperm_key_type type, uint64_t n, int pattern,
         case EQUAL: k = 42; break;
         case ASCENDING: k = i; break;
         case DESCENDING: k = n - i; break;
-        case HIGH_BITS: k &= ks == 8 ? 0xF000000000000000u : 0xF0000000u; break;
+        case HIGH_BITS: k &= UINT64_C(0xF) << (8 * ks - 4); break;
         case SPECIAL:
+            if (type == CLPERM_KEY_F16) k = f16_special[k % (sizeof f16_special / 2)];
             if (type == CLPERM_KEY_F32) k = f32_special[k % (sizeof f32_special / 4)];
             if (type == CLPERM_KEY_F64) k = f64_special[k % (sizeof f64_special / 8)];
             break;
-        case SMALL: k &= 0xFFFFF; break;
+        case SMALL: k &= ks >= 4 ? 0xFFFFF : (UINT64_C(1) << (4 * ks)) - 1; break; /* 8- and 16-bit: the low half */
         case ONE_HIGH: k = UINT64_C(0x5A5A5A5A5A5A5A5A) ^ ((k & 1) << (8 * ks - 1)); break;
         case ONE_LOW: k = UINT64_C(0x5A5A5A5A5A5A5A5A) ^ (k & 1); break;
         default: break;
@@ -242,6 +250,14 @@ static int check_sort(clperm_ctx *ctx, const sort_case *c) {
 
 /* ---- the host reference ---- */
 
+/* The value of a binary16 number that is not a NaN (infinities included), by its definition. */
+static double half_value(uint16_t h) {
+    int e = (h >> 10) & 31;
+    double m = h & 1023;
+    double v = e == 31 ? INFINITY : e ? ldexp(1024 + m, e - 25) : ldexp(m, -24);
+    return h >> 15 ? -v : v;
+}
+
 static int is_sorted_stable(const void *keys, const uint32_t *pos, uint64_t n, clperm_key_type type, int desc) {
     size_t ks = clperm_key_size(type);
     for (uint64_t i = 1; i < n; i++) {
@@ -251,9 +267,14 @@ static int is_sorted_stable(const void *keys, const uint32_t *pos, uint64_t n, c
         switch (type) {
         case CLPERM_KEY_I32: cmp = (int32_t)a < (int32_t)b ? -1 : (int32_t)a > (int32_t)b; break;
         case CLPERM_KEY_I64: cmp = (int64_t)a < (int64_t)b ? -1 : (int64_t)a > (int64_t)b; break;
+        case CLPERM_KEY_I8: cmp = (int8_t)a < (int8_t)b ? -1 : (int8_t)a > (int8_t)b; break;
+        case CLPERM_KEY_I16: cmp = (int16_t)a < (int16_t)b ? -1 : (int16_t)a > (int16_t)b; break;
+        case CLPERM_KEY_F16:
         case CLPERM_KEY_F32:
         case CLPERM_KEY_F64:
-            if (type == CLPERM_KEY_F32) {
+            if (type == CLPERM_KEY_F16) {
+                fa = half_value((uint16_t)a), fb = half_value((uint16_t)b);
+            } else if (type == CLPERM_KEY_F32) {
                 float x, y;
                 uint32_t a32 = (uint32_t)a, b32 = (uint32_t)b;
                 memcpy(&x, &a32, 4), memcpy(&y, &b32, 4);
@@ -271,6 +292,23 @@ static int is_sorted_stable(const void *keys, const uint32_t *pos, uint64_t n, c
         if (cmp > 0 || (cmp == 0 && a == b && pos[i - 1] > pos[i])) return 0;
     }
     return 1;
+}
+
+/* {3, -1, MIN, MAX, 0, -1} of a signed key type sort to {MIN, -1, -1, 0, 3, MAX}, the two -1s in
+ * their input order. */
+static void check_signed_host(clperm_key_type type) {
+    size_t ks = clperm_key_size(type);
+    const int64_t max = (int64_t)(CLPERM_KEY_SIGN(type) - 1);
+    const int64_t in[6] = {3, -1, -max - 1, max, 0, -1}, want[6] = {-max - 1, -1, -1, 0, 3, max};
+    unsigned char keys[6 * 8];
+    uint32_t pos[6] = {0, 1, 2, 3, 4, 5};
+    for (int i = 0; i < 6; i++) memcpy(keys + i * ks, &in[i], ks); /* little-endian: the low bytes */
+    clperm_sort_host_request r = {type, keys, CLPERM_TYPE_U32, pos, 6, {0, 0, 0}};
+    cr_assert_eq(clperm_sort_host(&r), CLPERM_SUCCESS);
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq(test_item(keys, (uint64_t)i, ks), (uint64_t)want[i] & CLPERM_KEY_ALL(type), "%s: key %d",
+                     key_names[type], i);
+    cr_assert(pos[1] == 1 && pos[2] == 5, "%s: equal keys lost their order", key_names[type]);
 }
 
 Test(sort_host, orders_every_type_and_is_stable) {
@@ -292,12 +330,17 @@ Test(sort_host, orders_every_type_and_is_stable) {
                   v[3], v[4], v[5], v[6], v[7]);
         cr_assert(memcmp(w, want, sizeof w) == 0, "f64 desc=%d", desc);
     }
-    int64_t s[] = {3, -1, INT64_MIN, INT64_MAX, 0, -1};
-    uint32_t sv[6] = {0, 1, 2, 3, 4, 5};
-    clperm_sort_host_request rs = {CLPERM_KEY_I64, s, CLPERM_TYPE_U32, sv, 6, {0, 0, 0}};
-    cr_assert_eq(clperm_sort_host(&rs), CLPERM_SUCCESS);
-    cr_assert(s[0] == INT64_MIN && s[1] == -1 && s[2] == -1 && s[3] == 0 && s[4] == 3 && s[5] == INT64_MAX);
-    cr_assert(sv[1] == 1 && sv[2] == 5, "equal keys lost their order");
+    /* binary16 in the same order. */
+    for (int desc = 0; desc < 2; desc++) {
+        uint16_t h[8] = {0x7E00u, 0xFE00u, 0x7C00u, 0xFC00u, 0x0000u, 0x8000u, 0x3C00u, 0xBC00u};
+        uint32_t v[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+        clperm_sort_host_request rh = {CLPERM_KEY_F16, h, CLPERM_TYPE_U32, v, 8, {desc, 0, 0}};
+        cr_assert_eq(clperm_sort_host(&rh), CLPERM_SUCCESS);
+        cr_assert(memcmp(v, desc ? want_desc : want_asc, sizeof v) == 0, "f16 desc=%d: %u %u %u %u %u %u %u %u", desc,
+                  v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+    }
+    for (int t = 0; t < 4; t++)
+        check_signed_host((const clperm_key_type[]){CLPERM_KEY_I8, CLPERM_KEY_I16, CLPERM_KEY_I32, CLPERM_KEY_I64}[t]);
     /* A bit range: only bits [4, 8) count, ties keep their order. */
     uint32_t k[6] = {0x13, 0x02, 0x1F, 0x21, 0x05, 0x10}, kv[6] = {0, 1, 2, 3, 4, 5};
     clperm_sort_host_request rk = {CLPERM_KEY_U32, k, CLPERM_TYPE_U32, kv, 6, {0, 4, 8}};
@@ -305,30 +348,33 @@ Test(sort_host, orders_every_type_and_is_stable) {
     const uint32_t wk[6] = {0x02, 0x05, 0x13, 0x1F, 0x10, 0x21};
     cr_assert(memcmp(k, wk, sizeof wk) == 0, "bit range: %x %x %x %x %x %x", k[0], k[1], k[2], k[3], k[4], k[5]);
     /* Random keys of every type, with repeats: sorted and stable (the values are positions). */
-    for (size_t t = 0; t < sizeof key_types / sizeof key_types[0]; t++)
+    clperm_key_type all_types[6 + NARROW];
+    memcpy(all_types, key_types, sizeof key_types);
+    memcpy(all_types + 6, narrow_types, sizeof narrow_types);
+    for (size_t t = 0; t < 6 + NARROW; t++)
         for (int desc = 0; desc < 2; desc++) {
             uint64_t n = 1000;
-            size_t ks = clperm_key_size(key_types[t]);
+            size_t ks = clperm_key_size(all_types[t]);
             void *keys = malloc(n * ks);
             uint32_t *pos = malloc(n * 4);
-            fill_keys(keys, key_types[t], n, FEW, 7 + t);
+            fill_keys(keys, all_types[t], n, FEW, 7 + t);
             fill_values(pos, CLPERM_TYPE_U32, n);
-            clperm_sort_host_request r = {key_types[t], keys, CLPERM_TYPE_U32, pos, n, {desc, 0, 0}};
+            clperm_sort_host_request r = {all_types[t], keys, CLPERM_TYPE_U32, pos, n, {desc, 0, 0}};
             cr_assert_eq(clperm_sort_host(&r), CLPERM_SUCCESS);
-            cr_assert(is_sorted_stable(keys, pos, n, key_types[t], desc), "%s desc=%d: not sorted or not stable",
-                      key_names[key_types[t]], desc);
-            fill_keys(keys, key_types[t], n, RANDOM, 9 + t);
+            cr_assert(is_sorted_stable(keys, pos, n, all_types[t], desc), "%s desc=%d: not sorted or not stable",
+                      key_names[all_types[t]], desc);
+            fill_keys(keys, all_types[t], n, RANDOM, 9 + t);
             fill_values(pos, CLPERM_TYPE_U32, n);
             cr_assert_eq(clperm_sort_host(&r), CLPERM_SUCCESS);
-            if (key_types[t] != CLPERM_KEY_F32 && key_types[t] != CLPERM_KEY_F64)
-                cr_assert(is_sorted_stable(keys, pos, n, key_types[t], desc), "%s desc=%d: random keys not sorted",
-                          key_names[key_types[t]], desc);
+            if (all_types[t] != CLPERM_KEY_F16 && all_types[t] != CLPERM_KEY_F32 && all_types[t] != CLPERM_KEY_F64)
+                cr_assert(is_sorted_stable(keys, pos, n, all_types[t], desc), "%s desc=%d: random keys not sorted",
+                          key_names[all_types[t]], desc);
             free(keys), free(pos);
         }
     /* Bad requests. */
     uint32_t x[2] = {2, 1};
     clperm_sort_host_request bad = {CLPERM_KEY_U32, x, 0, NULL, 2, {0, 0, 0}};
-    bad.key_type = (clperm_key_type)7;
+    bad.key_type = (clperm_key_type)(CLPERM_KEYKIND_LAST + 1);
     cr_assert_eq(clperm_sort_host(&bad), CLPERM_ERROR_INVALID_TYPE);
     bad.key_type = CLPERM_KEY_U32;
     bad.order.bit_hi = 33;
@@ -472,6 +518,103 @@ Test(sort, large) {
     }
 }
 #endif
+
+/* 8- and 16-bit keys (one or two passes of 8 bits): every configuration the device runs, against
+ * the host. In the first: each type alone and with u32 and u64 values at the awkward sizes, every
+ * pattern ascending and descending (the f16 specials, digits that do not vary), bit ranges and
+ * argsort; in the others i16 pairs and u8 keys alone. Under the simulator, the first
+ * configuration's i16 pairs, u8 keys and f16 specials, one partial tile each. The segmented sorts
+ * refuse them. */
+Test(sort, narrow_keys_equal_host) {
+    uint64_t seed = test_seed() ^ 0x16;
+    TEST_EACH_DEVICE(ctx) {
+        effective seen[CONFIGS];
+        size_t nseen = 0;
+        for (size_t ci = 0; ci < CONFIGS; ci++) {
+            const config *cfg = &configs[ci];
+#ifdef CLPERM_TEST_SMALL
+            if (ci) continue;
+#endif
+            if (!apply(ctx, cfg) || seen_before(ctx, seen, &nseen)) continue;
+            const int first = nseen == 1;
+            uint64_t tile = tile_of(ctx), n = 2 * tile + 5;
+#ifdef CLPERM_TEST_SMALL
+            const uint64_t all_sizes[] = {tile + 1};
+#else
+            const uint64_t all_sizes[] = {0, 1, 2, 97, tile - 1, tile, tile + 1, 3 * tile + 7};
+#endif
+            const uint64_t few_sizes[] = {tile + 1, n};
+            const uint64_t *sizes = first ? all_sizes : few_sizes;
+            size_t nsizes = first ? sizeof all_sizes / sizeof all_sizes[0] : sizeof few_sizes / sizeof few_sizes[0];
+            int ran = 0;
+            for (size_t t = 0; t < NARROW; t++)
+                for (size_t v = 0; v < 3; v++) {
+                    int some = (narrow_types[t] == CLPERM_KEY_I16 && v == 1) ||
+                               (narrow_types[t] == CLPERM_KEY_U8 && v == 0);
+#ifdef CLPERM_TEST_SMALL
+                    if (!some) continue;
+#endif
+                    if (!first && !some) continue;
+                    for (size_t s = 0; s < nsizes; s++) {
+                        sort_case c = {cfg,       narrow_types[t], value_types[v], sizes[s], RANDOM, {0, 0, 0},
+                                       seed + s * 7 + t, 0};
+                        ran += check_sort(ctx, &c);
+                    }
+                }
+            if (first) {
+                for (int pattern = 0; pattern < PATTERNS; pattern++)
+                    for (size_t t = 0; t < NARROW; t++) {
+#ifdef CLPERM_TEST_SMALL
+                        /* Under the simulator, the f16 specials in one partial tile, descending. */
+                        if (pattern != SPECIAL || narrow_types[t] != CLPERM_KEY_F16) continue;
+                        sort_case c = {cfg, narrow_types[t], CLPERM_TYPE_U32, tile + 1, pattern, {1, 0, 0}, seed + 100, 0};
+                        ran += check_sort(ctx, &c);
+#else
+                        sort_case c = {cfg, narrow_types[t], CLPERM_TYPE_U32, n, pattern, {0, 0, 0}, seed + 100 + t, 0};
+                        ran += check_sort(ctx, &c);
+                        c.order.descending = 1;
+                        ran += check_sort(ctx, &c);
+#endif
+                    }
+#ifndef CLPERM_TEST_SMALL
+                const struct {
+                    clperm_key_type type;
+                    clperm_sort_order order;
+                } ranges[] = {{CLPERM_KEY_U16, {0, 3, 11}}, {CLPERM_KEY_F16, {1, 8, 16}}, {CLPERM_KEY_I8, {0, 1, 7}},
+                              {CLPERM_KEY_I16, {1, 15, 16}}};
+                for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
+                    sort_case c = {cfg, ranges[r].type, CLPERM_TYPE_U64, n, FEW, ranges[r].order, seed + 200 + r, 0};
+                    ran += check_sort(ctx, &c);
+                }
+                /* Argsort: u16 keys with u32 positions, u8 keys with u64 positions (the simulator's argsort
+                 * is device_equals_host's). */
+                for (size_t v = 1; v < 3; v++)
+                    for (int q = 0; q < 2; q++) {
+                        sort_case c = {cfg,        v == 1 ? CLPERM_KEY_U16 : CLPERM_KEY_U8, value_types[v],
+                                       v == 1 ? n : tile + 1, q ? FEW : RANDOM, {q, 0, 0}, seed + 300 + v, 1};
+                        ran += check_sort(ctx, &c);
+                    }
+#endif
+            }
+            cr_log_info("%s: %s: %d sorts of 8- and 16-bit keys", test_device_label(ctx), cfg->name, ran);
+            if (first)
+                cr_assert_gt(ran, 0, "%s: the first configuration sorted no 8- or 16-bit keys", test_device_label(ctx));
+        }
+        /* The segmented sorts take the tile networks' keys only: refused, nothing written. */
+        uint16_t k[4] = {4, 3, 2, 1}, got[4];
+        uint32_t off[2] = {0, 4};
+        cl_mem dk = test_buffer(ctx, sizeof k, k), doff = test_buffer(ctx, sizeof off, off);
+        clperm_sort_request req = {CLPERM_KEY_U16, dk, 0, NULL, 4, {0, 0, 0}, NULL, NULL, 0};
+        clperm_segments segs = {doff, CLPERM_TYPE_U32, 1};
+        cr_assert_eq(clperm_sort_segmented(ctx, &req, &segs, 0, NULL, NULL), CLPERM_ERROR_INVALID_TYPE);
+        cr_assert_eq(test_read(ctx, dk, sizeof k, got), 0);
+        cr_assert(memcmp(got, k, sizeof k) == 0, "a refused segmented sort wrote its keys");
+        clperm_sort_host_request hr = {CLPERM_KEY_U16, k, 0, NULL, 4, {0, 0, 0}};
+        cr_assert_eq(clperm_sort_segmented_host(&hr, off, CLPERM_TYPE_U32, 1), CLPERM_ERROR_INVALID_TYPE);
+        clReleaseMemObject(dk);
+        clReleaseMemObject(doff);
+    }
+}
 
 /* ---- the segmented sort ---- */
 
@@ -768,7 +911,7 @@ Test(sort, bad_input_refused) {
         cases[1].req.value_type = CLPERM_TYPE_U64, cases[1].req.values = keys, cases[1].req.keys = tk,
         cases[1].req.temp_keys = NULL;
         cases[2].req.values = keys, cases[2].req.value_type = CLPERM_TYPE_U32;
-        cases[3].req.key_type = (clperm_key_type)7;
+        cases[3].req.key_type = (clperm_key_type)(CLPERM_KEYKIND_LAST + 1);
         cases[4].req.value_type = (clperm_type)3;
         cases[5].req.value_type = 0;
         cases[6].req.keys = NULL;

@@ -553,7 +553,12 @@ Test(tile_sort, bad_input_writes_nothing) {
             {CLPERM_ERROR_INVALID_ARGUMENT, clperm_sort_segments(ctx, CLPERM_KEY_U32, dk, NULL, n, 0, 0, 0, NULL, NULL)},
             {CLPERM_ERROR_INVALID_ARGUMENT,
              clperm_sort_segments(ctx, CLPERM_KEY_U32, dk, NULL, n, max + 1, 0, 0, NULL, NULL)},
-            {CLPERM_ERROR_INVALID_TYPE, clperm_sort_segments(ctx, (clperm_key_type)9, dk, NULL, n, 8, 0, 0, NULL, NULL)},
+            {CLPERM_ERROR_INVALID_TYPE,
+             clperm_sort_segments(ctx, (clperm_key_type)(CLPERM_KEYKIND_LAST + 1), dk, NULL, n, 8, 0, 0, NULL, NULL)},
+            /* 16- and 8-bit keys are the device-wide sort's alone. */
+            {CLPERM_ERROR_INVALID_TYPE, clperm_sort_segments(ctx, CLPERM_KEY_U16, dk, NULL, n, 8, 0, 0, NULL, NULL)},
+            {CLPERM_ERROR_INVALID_TYPE,
+             clperm_partition_segments(ctx, CLPERM_KEY_I8, dk, NULL, n, 8, 0, 2, 0, 0, NULL, NULL)},
             {CLPERM_ERROR_INVALID_ARGUMENT,
              clperm_sort_segments(ctx, CLPERM_KEY_U32, dk, NULL, n, 8, (clperm_tile_sort)7, 0, NULL, NULL)},
             {CLPERM_ERROR_BUFFER_TOO_SMALL, clperm_sort_segments(ctx, CLPERM_KEY_U64, dk, NULL, n, 8, 0, 0, NULL, NULL)},

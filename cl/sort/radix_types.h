@@ -2,8 +2,8 @@
  * What the radix sort's kernels (radix.cl, radix_serial.cl) share: the types their options make.
  * Compiled after cl/sort/sort_key.h.
  *
- * Required: CLPERM_SORT_KEY64 (0: 32-bit keys, 1: 64-bit), CLPERM_SORT_BITS (bits per digit,
- * 1..8). Optional: CLPERM_SORT_VALUE_BYTES (0, 4, 8 or 16; 0 when there are no values),
+ * Required: CLPERM_SORT_KEY_BYTES (1, 2, 4 or 8: keys of 8 to 64 bits), CLPERM_SORT_BITS (bits
+ * per digit, 1..8). Optional: CLPERM_SORT_VALUE_BYTES (0, 4, 8 or 16; 0 when there are no values),
  * CLPERM_SORT_COUNT64 (the reduce-then-scan counts: 0 u32, 1 u64), CLPERM_SORT_LABELS (below).
  *
  * Label programs (CLPERM_SORT_LABELS=1, the bucket shuffle's partition): key i is not read but
@@ -11,8 +11,8 @@
  * two mask arguments carry the labels' key instead (low and high words), and a digit is the
  * label's bits from `shift` up.
  */
-#ifndef CLPERM_SORT_KEY64
-#error "CLPERM_SORT_KEY64 must be defined"
+#ifndef CLPERM_SORT_KEY_BYTES
+#error "CLPERM_SORT_KEY_BYTES must be defined"
 #endif
 #ifndef CLPERM_SORT_BITS
 #error "CLPERM_SORT_BITS must be defined"
@@ -27,13 +27,16 @@
 #define CLPERM_SORT_LABELS 0
 #endif
 
-#if CLPERM_SORT_KEY64
+#if CLPERM_SORT_KEY_BYTES == 8
 typedef ulong sort_key;
-#define SORT_KEY_BITS 64
-#else
+#elif CLPERM_SORT_KEY_BYTES == 4
 typedef uint sort_key;
-#define SORT_KEY_BITS 32
+#elif CLPERM_SORT_KEY_BYTES == 2
+typedef ushort sort_key;
+#else
+typedef uchar sort_key;
 #endif
+#define SORT_KEY_BITS (8 * CLPERM_SORT_KEY_BYTES)
 #if CLPERM_SORT_VALUE_BYTES == 16
 typedef ulong2 sort_val;
 #elif CLPERM_SORT_VALUE_BYTES == 8

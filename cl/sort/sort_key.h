@@ -10,7 +10,7 @@
 #ifndef __OPENCL_C_VERSION__
 /* The masks for a key kind (a clperm_key_type); 0 for an unknown kind. */
 static inline int clperm__sort_key_masks(int kind, int descending, uint64_t *pos_xor, uint64_t *neg_xor) {
-    if (kind < CLPERM_KEYKIND_U32 || kind > CLPERM_KEYKIND_F64) return 0;
+    if (kind < CLPERM_KEYKIND_U32 || kind > CLPERM_KEYKIND_LAST) return 0;
     uint64_t flip = descending ? CLPERM_KEY_ALL(kind) : 0;
     *pos_xor = CLPERM_KEY_POS_XOR(kind) ^ flip;
     *neg_xor = CLPERM_KEY_NEG_XOR(kind) ^ flip;

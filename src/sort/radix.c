@@ -83,14 +83,15 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
         size_t sg_max = impl == CLPERM_SG_IMPL_KHR ? p->wg : p->wg / width;
         int rparam = ctx->params[CLPERM_PARAM_SORT_RANK];
         p->rank = rparam ? rparam : tune->rank;
-        /* The device's tuning is a preference: a rank the device or the job cannot take votes. */
+        /* The device's tuning is a preference: a rank the device or the job cannot take votes.
+         * The tile partitions (rank 3) carry u32 values only, and 32- and 64-bit keys. */
+        int tiles_take = vs != 8 && CLPERM_KEY_TILES(job->key_type);
         if (!rparam && ((p->rank == CLPERM_RANK_MATCH && impl != CLPERM_SG_IMPL_PTX) ||
-                        (p->rank == CLPERM_RANK_PRESORTED && vs == 8)))
+                        (p->rank == CLPERM_RANK_PRESORTED && !tiles_take)))
             p->rank = CLPERM_RANK_VOTES;
         CLPERM_RETURN_IF(p->rank == CLPERM_RANK_MATCH && impl != CLPERM_SG_IMPL_PTX, CLPERM_ERROR_UNSUPPORTED);
         if (p->rank == CLPERM_RANK_PRESORTED && !allow_presorted) p->rank = CLPERM_RANK_VOTES;
-        /* The tile partitions carry u32 values only. */
-        CLPERM_RETURN_IF(p->rank == CLPERM_RANK_PRESORTED && vs == 8, CLPERM_ERROR_UNSUPPORTED);
+        CLPERM_RETURN_IF(p->rank == CLPERM_RANK_PRESORTED && !tiles_take, CLPERM_ERROR_UNSUPPORTED);
         uint64_t sub_max = p->rank == CLPERM_RANK_PRESORTED ? clperm__tile_partition_max(ctx, job->key_type) : 1;
         unsigned items = p->items;
         for (;; p->items--) {
@@ -123,10 +124,10 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
     int gpu = (ctx->profile.device_type & CL_DEVICE_TYPE_GPU) != 0;
     clperm__buf o = clperm__buf_on(p->options, sizeof p->options);
     clperm__buf_add(&o,
-                    "-DCLPERM_SORT_KEY64=%d -DCLPERM_SORT_VALUE_BYTES=%zu -DCLPERM_SORT_BITS=%u -DCLPERM_SORT_ITEMS=%u "
+                    "-DCLPERM_SORT_KEY_BYTES=%zu -DCLPERM_SORT_VALUE_BYTES=%zu -DCLPERM_SORT_BITS=%u -DCLPERM_SORT_ITEMS=%u "
                     "-DCLPERM_SORT_RANK=%d -DCLPERM_SORT_COUNT64=%d -DCLPERM_SORT_ATOM64=%d -DCLPERM_SORT_SUB=%llu "
                     "-DCLPERM_SORT_TRACE=%d -DCLPERM_SORT_UNROLL=%d -DCLPERM_SORT_IOTA=%d",
-                    ks == 8, vs, p->digit_bits, p->items, p->rank, p->count64, atom64, (unsigned long long)p->sub,
+                    ks, vs, p->digit_bits, p->items, p->rank, p->count64, atom64, (unsigned long long)p->sub,
                     trace, gpu, gpu ? job->argsort : 1);
     /* ptxas takes the cap only where the kernels do not require their work-group size. */
     if (job->labels) clperm__buf_add(&o, " -DCLPERM_SORT_LABELS=1");

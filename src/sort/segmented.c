@@ -145,6 +145,7 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
                                        cl_uint num_events, const cl_event *events, cl_event *event) {
     clperm__radix_job job;
     CLPERM_TRY(clperm__sort_check_request(ctx, req, &job));
+    CLPERM_RETURN_IF(!CLPERM_KEY_TILES(job.key_type), CLPERM_ERROR_INVALID_TYPE); /* the tile networks' keys */
     CLPERM_RETURN_IF(job.argsort, CLPERM_ERROR_INVALID_ARGUMENT); /* clperm_sort's alone */
     CLPERM_RETURN_IF(!segs, CLPERM_ERROR_INVALID_ARGUMENT);
     CLPERM_RETURN_IF(segs->offset_type != CLPERM_TYPE_U32 && segs->offset_type != CLPERM_TYPE_U64,

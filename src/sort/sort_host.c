@@ -87,6 +87,7 @@ clperm_status clperm_sort_segmented_host(const clperm_sort_host_request *req, co
                                          clperm_type offset_type, uint64_t count) {
     clperm__sort_bits bits;
     CLPERM_TRY(check_host_request(req, &bits));
+    CLPERM_RETURN_IF(!CLPERM_KEY_TILES(req->key_type), CLPERM_ERROR_INVALID_TYPE); /* as the device's */
     size_t os = clperm_type_size(offset_type);
     CLPERM_RETURN_IF(os == 0, CLPERM_ERROR_INVALID_TYPE);
     CLPERM_RETURN_IF(!offsets, CLPERM_ERROR_INVALID_ARGUMENT);

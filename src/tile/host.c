@@ -13,6 +13,11 @@ size_t clperm_key_size(clperm_key_type type) {
     case CLPERM_KEY_U64:
     case CLPERM_KEY_I64:
     case CLPERM_KEY_F64: return 8;
+    case CLPERM_KEY_U8:
+    case CLPERM_KEY_I8: return 1;
+    case CLPERM_KEY_U16:
+    case CLPERM_KEY_I16:
+    case CLPERM_KEY_F16: return 2;
     default: return 0;
     }
 }
@@ -29,7 +34,7 @@ static uint64_t key_to_ordered(clperm_key_type type, uint64_t k) {
 static clperm_status order_segments(clperm_key_type type, void *keys, uint32_t *values, uint64_t n,
                                     uint64_t segment, unsigned shift, unsigned bits) {
     size_t ks = clperm_key_size(type);
-    CLPERM_RETURN_IF(ks == 0, CLPERM_ERROR_INVALID_TYPE);
+    CLPERM_RETURN_IF(!CLPERM_KEY_TILES(type), CLPERM_ERROR_INVALID_TYPE);
     CLPERM_RETURN_IF(segment == 0 || (n && !keys) || (void *)values == keys, CLPERM_ERROR_INVALID_ARGUMENT);
     CLPERM_RETURN_IF(bits > 8 || shift + bits > 8 * ks || (!bits && shift), CLPERM_ERROR_INVALID_ARGUMENT);
     if (n == 0) return CLPERM_SUCCESS;

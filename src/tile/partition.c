@@ -31,7 +31,7 @@ clperm_status clperm__partition_plan(const clperm_ctx *ctx, clperm_key_type type
                                      uint64_t segment, unsigned shift, unsigned bits, clperm_tile_sort algorithm,
                                      int trace, clperm__tile_plan *p) {
     size_t ks = clperm_key_size(type);
-    CLPERM_RETURN_IF(ks == 0, CLPERM_ERROR_INVALID_TYPE);
+    CLPERM_RETURN_IF(!CLPERM_KEY_TILES(type), CLPERM_ERROR_INVALID_TYPE);
     CLPERM_RETURN_IF(bits > 8 || shift + bits > 8 * ks, CLPERM_ERROR_INVALID_ARGUMENT);
     if (algorithm == CLPERM_TILE_PARTITION_COUNTING)
         return counting_plan(ctx, type, with_values, segment, shift, bits, trace, p);
@@ -54,7 +54,7 @@ clperm_status clperm_partition_segment_max(clperm_ctx *ctx, clperm_key_type type
                                            clperm_tile_sort algorithm, uint64_t *out) {
     CLPERM_RETURN_IF(!out || bits == 0 || bits > 8 || (unsigned)algorithm > CLPERM_TILE_SORT_AS_WIDE,
                      CLPERM_ERROR_INVALID_ARGUMENT);
-    CLPERM_RETURN_IF(clperm_key_size(type) == 0, CLPERM_ERROR_INVALID_TYPE);
+    CLPERM_RETURN_IF(!CLPERM_KEY_TILES(type), CLPERM_ERROR_INVALID_TYPE);
     CLPERM_TRY(clperm__ctx_enter(ctx));
     clperm_status st = CLPERM_SUCCESS;
     if (algorithm != CLPERM_TILE_PARTITION_COUNTING) {

@@ -46,7 +46,7 @@ clperm_status clperm__sort_plan(const clperm_ctx *ctx, clperm_key_type type, int
                                 clperm_tile_sort algorithm, unsigned shift, unsigned bits, int trace,
                                 clperm__tile_plan *p) {
     size_t ks = clperm_key_size(type);
-    CLPERM_RETURN_IF(ks == 0, CLPERM_ERROR_INVALID_TYPE);
+    CLPERM_RETURN_IF(!CLPERM_KEY_TILES(type), CLPERM_ERROR_INVALID_TYPE);
     CLPERM_RETURN_IF(bits > 8 || shift + bits > 8 * ks, CLPERM_ERROR_INVALID_ARGUMENT);
     algorithm = resolve(ctx, algorithm);
     p->program = sort_program_of(algorithm);
@@ -112,7 +112,7 @@ clperm_status clperm_sort_segment_max(clperm_ctx *ctx, clperm_key_type type, int
     CLPERM_RETURN_IF(!out || (unsigned)algorithm > CLPERM_TILE_SORT_AS_WIDE ||
                          algorithm == CLPERM_TILE_PARTITION_COUNTING,
                      CLPERM_ERROR_INVALID_ARGUMENT);
-    CLPERM_RETURN_IF(clperm_key_size(type) == 0, CLPERM_ERROR_INVALID_TYPE);
+    CLPERM_RETURN_IF(!CLPERM_KEY_TILES(type), CLPERM_ERROR_INVALID_TYPE);
     CLPERM_TRY(clperm__ctx_enter(ctx));
     *out = clperm__sort_segment_max(ctx, type, with_values, algorithm);
     clperm__ctx_leave(ctx);
