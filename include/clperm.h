@@ -214,6 +214,10 @@ typedef struct clperm_profile {
     int atomics64;               /* 1: 64-bit global atomics (cl_khr_int64_base_atomics)       */
     cl_uint local_report_scale;  /* the device's CL_KERNEL_LOCAL_MEM_SIZE over what a kernel
                                   * declares (a probe: Rusticl on llvmpipe reports 2x); 1     */
+    int sg_lockstep;             /* 1: the runtime's subgroup built-ins wait for the whole
+                                  * work-group, so one subgroup may not call them alone (PoCL's
+                                  * CPU drivers: docs/devices.md); the look-back then walks
+                                  * with one work-item                                        */
 } clperm_profile;
 
 /* Copies the context's device profile into *out. */

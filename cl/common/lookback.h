@@ -112,8 +112,9 @@ inline clperm_t clperm__fall_back_sg(const void *input, volatile __global uint *
 inline clperm_t clperm__look_back(uint tile, clperm_t aggregate, volatile __global uint *flags,
                                   volatile __global uint *vals, uint epoch, const void *input,
                                   __local clperm_t *prefix_sh, __local ulong *scr) {
-#if CLPERM_SG_IMPL == CLPERM_SG_USE_LOCAL
-    /* No hardware subgroups: one work-item walks back, tile by tile. */
+#if CLPERM_SG_IMPL == CLPERM_SG_USE_LOCAL || (defined(CLPERM_SG_LOCKSTEP) && CLPERM_SG_LOCKSTEP)
+    /* No hardware subgroups, or built-ins that the first subgroup may not call alone
+     * (clperm_profile.sg_lockstep): one work-item walks back, tile by tile. */
     if (get_local_id(0) == 0) *prefix_sh = clperm__look_back_serial(tile, aggregate, flags, vals, epoch, input);
 #else
     /* The first subgroup looks at one earlier tile per lane, a window at a time. */

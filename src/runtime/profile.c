@@ -144,6 +144,11 @@ clperm_status clperm__profile_init(cl_platform_id platform, cl_device_id device,
         p->sg_impl = CLPERM_SG_IMPL_KHR;
     }
     if (p->sg_impl == CLPERM_SG_IMPL_LOCAL) p->sg_verified = 1; /* emulated: true by construction */
+    /* PoCL's CPU drivers implement the subgroup built-ins with work-group barriers (its
+     * lib/kernel/subgroups.cl: "as long as there are no diverging subgroups"), so a built-in that
+     * one subgroup calls alone is undefined there: wrong scans and hung shuffles on PoCL 5.0
+     * (docs/devices.md). No query tells it; the platform does. */
+    p->sg_lockstep = khr && (p->device_type & CL_DEVICE_TYPE_CPU) && p->vendor == CLPERM_VENDOR_POCL;
 
     const char *env = getenv("CLPERM_SUBGROUP_WIDTH");
     if (env && *env) {
@@ -165,6 +170,10 @@ void clperm__sg_choice(const clperm_ctx *ctx, size_t wg, clperm_sg_impl *impl, c
     cl_uint w = ctx->params[CLPERM_PARAM_SG_WIDTH] ? (cl_uint)ctx->params[CLPERM_PARAM_SG_WIDTH] : p->sg_width;
     if (i == CLPERM_SG_IMPL_PTX) w = 32;
     if (i == CLPERM_SG_IMPL_PTX && wg % 32 != 0) i = CLPERM_SG_IMPL_LOCAL;
+    /* A work-group narrower than one subgroup takes the emulated layer: PoCL 5.0 builds such
+     * kernels (a subgroup of 32 in a work-group of 1) into binaries it then fails to load,
+     * aborting the process (docs/devices.md). */
+    if (i == CLPERM_SG_IMPL_KHR && wg < w) i = CLPERM_SG_IMPL_LOCAL;
     if (i == CLPERM_SG_IMPL_LOCAL) {
         if (!is_pow2(w)) w = 32;
         while (w > wg) w >>= 1;

@@ -231,6 +231,7 @@ static clperm_status sg_options(const clperm_ctx *ctx, size_t wg, clperm_sg_impl
     clperm__buf_add(&o, "-DCLPERM_WG_SIZE=%zu -DCLPERM_SG_IMPL=%d -DCLPERM_SG_WIDTH=%u", wg, (int)impl, width);
     if (impl == CLPERM_SG_IMPL_KHR && ctx->profile.sg_source == CLPERM_SG_SOURCE_INTEL)
         clperm__buf_add(&o, " -DCLPERM_SG_REQD=1");
+    if (impl == CLPERM_SG_IMPL_KHR && ctx->profile.sg_lockstep) clperm__buf_add(&o, " -DCLPERM_SG_LOCKSTEP=1");
     clperm__buf_add(&o, " %s", options);
     return clperm__buf_status(&o);
 }

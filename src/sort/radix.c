@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <CL/cl_ext.h>
+
 #include "sort_internal.h"
 
 /* Look-back words carry a 24-bit epoch (radix.cl). */
@@ -26,6 +28,18 @@ static void tile_shape(const clperm_ctx *ctx, size_t ks, size_t vs, size_t *wg, 
     *regs = ctx->profile.vendor == CLPERM_VENDOR_NVIDIA ? r : 0;
     *wg = (size_t)w;
     while (*wg > ctx->profile.max_work_group_size && *wg > 32) *wg >>= 1;
+    if (*regs > 0) {
+        /* A capped kernel has no required work-group size, so ptxas may use the whole cap: no
+         * more than a work-group's share of the registers a block may hold (tunings of 672
+         * work-items at 171 registers failed to launch on the H100), in ptxas's steps of 8. */
+        cl_uint per_block = 0;
+        if (clGetDeviceInfo(ctx->device, CL_DEVICE_REGISTERS_PER_BLOCK_NV, sizeof per_block, &per_block, NULL) !=
+                CL_SUCCESS ||
+            per_block == 0)
+            per_block = 65536;
+        int fit = (int)(per_block / *wg) & ~7;
+        if (*regs > fit) *regs = fit < 16 ? 16 : fit;
+    }
     *items = k > 32 ? 32u : (unsigned)k;
 }
 
