@@ -91,6 +91,20 @@ static int seen_before(clperm_ctx *ctx, effective *seen, size_t *nseen) {
     return 0;
 }
 
+/* The next of configs[*ci .. limit) that the device runs, applied, in a shape not checked before
+ * on it; NULL after the last. Under the simulator, only those marked small. */
+static const config *next_config(clperm_ctx *ctx, size_t *ci, size_t limit, effective *seen, size_t *nseen) {
+    while (*ci < limit) {
+        const config *cfg = &configs[(*ci)++];
+#ifdef CLPERM_TEST_SMALL
+        if (!cfg->small) continue;
+#endif
+        if (apply(ctx, cfg) && !seen_before(ctx, seen, nseen)) return cfg;
+        cr_log_info("%s: %s not available or the same as one before", test_device_label(ctx), cfg->name);
+    }
+    return NULL;
+}
+
 /* Keys per tile (or block) of the configuration in force. */
 static uint64_t tile_of(clperm_ctx *ctx) {
     int kernel = 0, wg = 0, items = 0;
@@ -422,16 +436,8 @@ Test(sort, device_equals_host) {
     /* Each configuration sets every sort parameter, so one context per device serves them all. */
     TEST_EACH_DEVICE(ctx) {
         effective seen[CONFIGS];
-        size_t nseen = 0;
-        for (size_t ci = 0; ci < CONFIGS; ci++) {
-            const config *cfg = &configs[ci];
-#ifdef CLPERM_TEST_SMALL
-            if (!cfg->small) continue;
-#endif
-            if (!apply(ctx, cfg) || seen_before(ctx, seen, &nseen)) {
-                cr_log_info("%s: %s not available or the same as one before", test_device_label(ctx), cfg->name);
-                continue;
-            }
+        size_t nseen = 0, ci = 0;
+        for (const config *cfg; (cfg = next_config(ctx, &ci, CONFIGS, seen, &nseen)) != NULL;) {
             uint64_t tile = tile_of(ctx);
 #ifdef CLPERM_TEST_SMALL
             const int first = nseen == 1;
@@ -529,13 +535,13 @@ Test(sort, narrow_keys_equal_host) {
     uint64_t seed = test_seed() ^ 0x16;
     TEST_EACH_DEVICE(ctx) {
         effective seen[CONFIGS];
-        size_t nseen = 0;
-        for (size_t ci = 0; ci < CONFIGS; ci++) {
-            const config *cfg = &configs[ci];
+        size_t nseen = 0, ci = 0;
 #ifdef CLPERM_TEST_SMALL
-            if (ci) continue;
+        const size_t limit = 1; /* the simulator: the first configuration */
+#else
+        const size_t limit = CONFIGS;
 #endif
-            if (!apply(ctx, cfg) || seen_before(ctx, seen, &nseen)) continue;
+        for (const config *cfg; (cfg = next_config(ctx, &ci, limit, seen, &nseen)) != NULL;) {
             const int first = nseen == 1;
             uint64_t tile = tile_of(ctx), n = 2 * tile + 5;
 #ifdef CLPERM_TEST_SMALL
@@ -666,9 +672,8 @@ Test(sort_segmented, device_equals_host) {
     cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
     TEST_EACH_DEVICE(ctx) {
         effective seen[2];
-        size_t nseen = 0;
-        for (size_t ci = 0; ci < 2; ci++) {
-            if (!apply(ctx, &configs[ci]) || seen_before(ctx, seen, &nseen)) continue;
+        size_t nseen = 0, ci = 0;
+        for (const config *cfg; (cfg = next_config(ctx, &ci, 2, seen, &nseen)) != NULL;) {
             uint64_t tile = tile_of(ctx), max = 0;
             clperm_sort_segment_max(ctx, CLPERM_KEY_U32, 1, CLPERM_TILE_SORT_AUTO, &max);
             /* Empty ones, single keys, short ones of every size class, the tile sorts' limits and
@@ -683,7 +688,7 @@ Test(sort_segmented, device_equals_host) {
             const uint64_t few_lens[] = {0, 1, 3, 0, 200, 3 * tile + 1, 2};
             for (int t = 0; t < 6; t++)
                 for (int v = 0; v < 3; v++) {
-                    if (!type_in(&configs[ci], (size_t)t, (size_t)v)) continue;
+                    if (!type_in(cfg, (size_t)t, (size_t)v)) continue;
                     int all = t == 0 && v == 1;
                     check_segmented(ctx, key_types[t], value_types[v], (t + v) & 1 ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32,
                                     all ? lens : few_lens, all ? count : sizeof few_lens / sizeof few_lens[0],
