@@ -199,38 +199,63 @@ inline ulong sort_tile_count(const __global sort_key *kin, ulong n, uint t, uint
 /* After sort_publish_count: walks back over earlier tiles' words of digit d (stride R),
  * SORT_LOOK_WINDOW tiles' words loaded at once, to the nearest inclusive prefix; publishes this
  * tile's inclusive prefix and returns the count of the digit over earlier tiles. A word still
- * unpublished after CLPERM_LOOKBACK_SPINS reads is counted from that tile's keys instead. */
+ * unpublished after CLPERM_LOOKBACK_SPINS reads is counted from that tile's keys instead; from
+ * there the walk goes on one word at a time, in a loop of its own (with the count inside the
+ * window's loop the sort of u64 keys was 2.2% slower on the H100, with it apart 1.5%). */
 inline ulong sort_look_back(volatile __global ulong *p, uint tile, ulong count, uint epoch,
                             const __global sort_key *kin, ulong n, uint d, sort_key px, sort_key nx, uint shift,
                             uint mask) {
     ulong excl = 0;
     volatile __global ulong *q = p;
-    for (uint t = tile; t > 0;) {
+    uint t = tile;
+    int stalled = 0;
+    /* The wait as it runs where work-groups make progress: a window of words at a time. */
+    while (t > 0) {
         const uint m = min(t, (uint)SORT_LOOK_WINDOW);
         ulong w[SORT_LOOK_WINDOW];
         int found = 0;
-        uint used = m; /* tiles this step takes: up to a stalled one, which is then counted */
 #pragma unroll
         for (uint i = 0; i < SORT_LOOK_WINDOW; i++)
             if (i < m) w[i] = sort_peek(q - (ulong)(i + 1) * SORT_R);
+        uint used = m;
 #pragma unroll
         for (uint i = 0; i < SORT_LOOK_WINDOW; i++) {
             if (i < used && !found) {
                 ulong x = w[i];
-                for (uint spin = 0; (uint)(x >> 40) != epoch && spin < CLPERM_LOOKBACK_SPINS; spin++)
+                for (uint spin = 0; (uint)(x >> 40) != epoch; spin++) {
+                    if (spin == CLPERM_LOOKBACK_SPINS) {
+                        used = i;
+                        break;
+                    }
                     x = sort_peek(q - (ulong)(i + 1) * SORT_R);
-                if ((uint)(x >> 40) != epoch) {
-                    used = i;
-                } else {
+                }
+                if (i < used) {
                     excl += x & SORT_COUNT_MASK;
                     found = ((x >> 38) & 3ul) == SORT_FLAG_INCL;
                 }
             }
         }
-        if (found) break;
-        if (used < m) excl += sort_tile_count(kin, n, t - ++used, d, px, nx, shift, mask);
         t -= used;
         q -= (ulong)used * SORT_R;
+        if (found) break;
+        if (used < m) {
+            stalled = 1;
+            break;
+        }
+    }
+    /* A wait ran out: one word at a time, a tile still unpublished counted from its keys. */
+    if (stalled) {
+        for (; t > 0; t--) {
+            q -= SORT_R;
+            ulong x = sort_peek(q);
+            for (uint spin = 0; (uint)(x >> 40) != epoch && spin < CLPERM_LOOKBACK_SPINS; spin++) x = sort_peek(q);
+            if ((uint)(x >> 40) != epoch) {
+                excl += sort_tile_count(kin, n, t - 1, d, px, nx, shift, mask);
+            } else {
+                excl += x & SORT_COUNT_MASK;
+                if (((x >> 38) & 3ul) == SORT_FLAG_INCL) break;
+            }
+        }
     }
     if (tile && !sort_withheld(p, tile)) sort_publish(p, epoch, SORT_FLAG_INCL, excl + count);
     return excl;

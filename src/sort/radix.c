@@ -30,14 +30,16 @@ static void tile_shape(const clperm_ctx *ctx, size_t ks, size_t vs, size_t *wg, 
     while (*wg > ctx->profile.max_work_group_size && *wg > 32) *wg >>= 1;
     if (*regs > 0) {
         /* A capped kernel has no required work-group size, so ptxas may use the whole cap: no
-         * more than a work-group's share of the registers a block may hold (tunings of 672
-         * work-items at 171 registers failed to launch on the H100), in ptxas's steps of 8. */
+         * more than a work-group's share of the registers a block may hold, in ptxas's steps of
+         * 8. A block's warps are dealt to the four schedulers of a multiprocessor, each with a
+         * quarter of its registers, so the share is of the work-items rounded up to four warps
+         * (128): on the H100, 672 work-items failed to launch at caps of 171 and of 96. */
         cl_uint per_block = 0;
         if (clGetDeviceInfo(ctx->device, CL_DEVICE_REGISTERS_PER_BLOCK_NV, sizeof per_block, &per_block, NULL) !=
                 CL_SUCCESS ||
             per_block == 0)
             per_block = 65536;
-        int fit = (int)(per_block / *wg) & ~7;
+        int fit = (int)(per_block / ((*wg + 127) / 128 * 128)) & ~7;
         if (*regs > fit) *regs = fit < 16 ? 16 : fit;
     }
     *items = k > 32 ? 32u : (unsigned)k;
