@@ -267,6 +267,7 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
 #define CLPERM_PARAM_WG 2      /* values above the device's work-group limit are unsupported */
 #define CLPERM_PARAM_NO_AUTO 4 /* 0 is a value, not "auto"                                   */
 #define CLPERM_PARAM_SG_MULTIPLE 8 /* device tunables: 0 or a multiple of the subgroup width */
+#define CLPERM_PARAM_REGISTERS 16  /* device tunables: a register cap per work-item, 0 for none  */
 
 /* The tunables, one line each: X(NAME, enum value (pinned), lowest, highest, flags, name for the
  * command line and clperm_param_name). What they mean:
@@ -344,8 +345,10 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
  *                    their required work-group size, which ptxas would obey over the cap), so
  *                    that more work-groups fit each multiprocessor. Auto: the device's table by
  *                    class of job (NVIDIA: 64 for 32-bit keys alone, with their 512 x 16 tile),
- *                    else no cap. Ignored on other devices. clperm_ctx_get_param reports the
- *                    value for u32 keys alone (0: no cap). The same keys at every value.
+ *                    else no cap; lowered to what a work-group may hold (the registers of a
+ *                    block over its work-items in fours of warps). Ignored on other devices.
+ *                    clperm_ctx_get_param reports the value for u32 keys alone (0: no cap).
+ *                    The same keys at every value.
  *   SEGMENT_SORT     clperm_sort_segmented's segments of up to 4096 4-byte keys without values:
  *                    1 the tile sorts (CLPERM_TILE_SORT_AUTO; stable), 2 a bitonic network held
  *                    in registers, work-items trading keys through subgroup shuffles and local
@@ -420,7 +423,8 @@ typedef struct clperm_tunable {
     int lo, hi;          /* the values it takes, inclusive                   */
     int flags;           /* CLPERM_PARAM_POW2: 0 or a power of two;
                           * CLPERM_PARAM_SG_MULTIPLE: 0 or a multiple of the
-                          * device's subgroup width (0 only where lo is 0)   */
+                          * device's subgroup width (0 only where lo is 0);
+                          * CLPERM_PARAM_REGISTERS: a register cap          */
 } clperm_tunable;
 
 /* Number of tunables of all families, and tunable `index` (0 .. count - 1; families in the order

@@ -15,10 +15,10 @@
     X(items_64, 1, 32, 0, "keys per work-item: 64-bit keys alone")                                    \
     X(wg_size_64v, 0, 1024, CLPERM_PARAM_SG_MULTIPLE, "the same with values (0: as the keys alone)")                         \
     X(items_64v, 0, 32, 0, "the same with values (0: as the keys alone)")                             \
-    X(regs_32, 0, 255, 0, "NVIDIA: registers per work-item, 32-bit keys alone (0: the compiler's)")   \
-    X(regs_32v, 0, 255, 0, "the same with values (no class takes another's)")                         \
-    X(regs_64, 0, 255, 0, "the same, 64-bit keys alone")                                              \
-    X(regs_64v, 0, 255, 0, "the same, 64-bit keys with values")                                       \
+    X(regs_32, 0, 255, CLPERM_PARAM_REGISTERS, "NVIDIA: registers per work-item, 32-bit keys alone (0: the compiler's)")   \
+    X(regs_32v, 0, 255, CLPERM_PARAM_REGISTERS, "the same with values (no class takes another's)")                         \
+    X(regs_64, 0, 255, CLPERM_PARAM_REGISTERS, "the same, 64-bit keys alone")                                              \
+    X(regs_64v, 0, 255, CLPERM_PARAM_REGISTERS, "the same, 64-bit keys with values")                                       \
     X(rank, CLPERM_RANK_VOTES, CLPERM_RANK_PRESORTED, 0, "CLPERM_PARAM_SORT_RANK")                    \
     X(digit_bits, 1, 8, 0, "bits per digit")
 
