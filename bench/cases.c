@@ -220,9 +220,11 @@ const bench_headline bench_headlines[] = {
 const size_t bench_nheadlines = sizeof bench_headlines / sizeof bench_headlines[0];
 
 int bench_type_bytes(const char *type) {
-    return !strcmp(type, "u64") ? 8 : !strcmp(type, "16B") ? 16 : !strcmp(type, "u16") || !strcmp(type, "f16") ? 2
-                                                               : !strcmp(type, "u8")                            ? 1
-                                                                                                                : 4;
+    if (!strcmp(type, "u64")) return 8;
+    if (!strcmp(type, "16B")) return 16;
+    if (!strcmp(type, "u16") || !strcmp(type, "f16")) return 2;
+    if (!strcmp(type, "u8")) return 1;
+    return 4;
 }
 
 const bench_case *bench_case_find(const char *op, const char *variant) {

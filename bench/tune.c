@@ -13,8 +13,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <CL/cl_ext.h>
-
 #include "bench.h"
 
 #ifdef CLPERM_HAVE_CJSON
@@ -290,7 +288,6 @@ typedef struct tune_state {
         int v[TUNE_MAX_VALUES];
     } *seen;
     int nseen;
-    int regs_per_block; /* NVIDIA's registers a work-group may hold, 0 where no cap is taken */
     double deadline;
     cJSON *doc;   /* the file being written */
     cJSON *entry; /* this device's entry in it */
@@ -508,14 +505,11 @@ static int fit(const tune_state *st, int i, int x) {
 
 /* The tunable that tunable i takes its value from while it is 0 (",a=b," of the family), or -1. */
 static int source_of(const tune_state *st, int i) {
-    const char *at = st->fam->inherits;
-    size_t len = strlen(st->space.info[i].name);
-    for (; at && (at = strchr(at, ',')) && at[1]; at++)
-        if (!strncmp(at + 1, st->space.info[i].name, len) && at[1 + len] == '=')
-            for (int k = 0; k < st->space.count; k++) {
-                size_t kl = strlen(st->space.info[k].name);
-                if (!strncmp(at + 2 + len, st->space.info[k].name, kl) && at[2 + len + kl] == ',') return k;
-            }
+    for (int k = 0; st->fam->inherits && k < st->space.count; k++) {
+        char key[80];
+        snprintf(key, sizeof key, ",%s=%s,", st->space.info[i].name, st->space.info[k].name);
+        if (strstr(st->fam->inherits, key)) return k;
+    }
     return -1;
 }
 
@@ -704,10 +698,10 @@ static int partner(const tune_state *st, int i, int flag) {
  * without a cap, 0.560 at 64 registers). 1 when kept. */
 static int try_at_occupancy(tune_state *st, const int *v, int i, int round) {
     int r = partner(st, i, CLPERM_PARAM_REGISTERS), w = partner(st, i, CLPERM_PARAM_SG_MULTIPLE);
-    if (r < 0 || w < 0 || !st->regs_per_block || !st->moves[r] || effective(st, v, i) <= effective(st, st->best, i))
-        return 0;
+    int per_block = (int)st->d->profile.registers_per_block;
+    if (r < 0 || w < 0 || !per_block || !st->moves[r] || effective(st, v, i) <= effective(st, st->best, i)) return 0;
     int wg = (effective(st, v, w) + 127) / 128 * 128; /* in fours of warps, as src/sort/radix.c */
-    int cap = wg ? st->regs_per_block / (2 * wg) / 8 * 8 : 0;
+    int cap = wg ? per_block / (2 * wg) / 8 * 8 : 0;
     if (cap < 32 || cap > st->space.info[r].hi || cap == v[r]) return 0;
     int u[TUNE_MAX_VALUES];
     memcpy(u, v, sizeof u);
@@ -1024,10 +1018,6 @@ int tune_main(int argc, char **argv) {
     st.d = d;
     st.deadline = bench_now() + 60 * o.minutes;
     st.seen = calloc(TUNE_MAX_SEEN, sizeof *st.seen);
-    cl_uint regs = 0;
-    if (d->profile.vendor == CLPERM_VENDOR_NVIDIA &&
-        clGetDeviceInfo(d->device, CL_DEVICE_REGISTERS_PER_BLOCK_NV, sizeof regs, &regs, NULL) == CL_SUCCESS)
-        st.regs_per_block = (int)regs;
     if (!st.seen) {
         note("out of host memory");
         bench_dev_close(d);

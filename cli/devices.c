@@ -118,11 +118,11 @@ int devices_main(int argc, char **argv) {
             printf("\"compute_units\":%u,\"global_mem_bytes\":%llu,\"max_alloc_bytes\":%llu,"
                    "\"local_mem_bytes\":%llu,\"max_work_group_size\":%zu,\"banks\":%u,"
                    "\"forward_progress\":%s,\"loop_limit\":%u,\"atomics64\":%s,\"local_report_scale\":%u,"
-                   "\"sg_width\":%u,\"sg_lockstep\":%s,",
+                   "\"sg_width\":%u,\"sg_lockstep\":%s,\"registers_per_block\":%u,",
                    p.compute_units, (unsigned long long)p.global_mem_bytes, (unsigned long long)p.max_alloc_bytes,
                    (unsigned long long)p.local_mem_bytes, p.max_work_group_size, p.banks,
                    p.forward_progress ? "true" : "false", p.loop_limit, p.atomics64 ? "true" : "false",
-                   p.local_report_scale, p.sg_width, p.sg_lockstep ? "true" : "false");
+                   p.local_report_scale, p.sg_width, p.sg_lockstep ? "true" : "false", p.registers_per_block);
             json_str("sg_source", clperm_sg_source_name(p.sg_source), 1);
             json_str("sg_impl", clperm_sg_impl_name(p.sg_impl), 1);
             tuning_sources(ctx, 1);

@@ -218,6 +218,8 @@ typedef struct clperm_profile {
                                   * work-group, so one subgroup may not call them alone (PoCL's
                                   * CPU drivers: docs/devices.md); the look-back then walks
                                   * with one work-item                                        */
+    cl_uint registers_per_block; /* NVIDIA: the registers a work-group may hold
+                                  * (CL_DEVICE_REGISTERS_PER_BLOCK_NV); 0 elsewhere          */
 } clperm_profile;
 
 /* Copies the context's device profile into *out. */

@@ -103,6 +103,10 @@ clperm_status clperm__profile_init(cl_platform_id platform, cl_device_id device,
     p->forward_progress = p->vendor != CLPERM_VENDOR_OTHER;
     p->atomics64 = has_word(ext, "cl_khr_int64_base_atomics");
     p->local_report_scale = 1; /* until the probe (probe.c) says otherwise */
+    if (p->vendor == CLPERM_VENDOR_NVIDIA &&
+        clGetDeviceInfo(device, CL_DEVICE_REGISTERS_PER_BLOCK_NV, sizeof p->registers_per_block,
+                        &p->registers_per_block, NULL) != CL_SUCCESS)
+        p->registers_per_block = 0;
 
     /* Subgroups: what the device offers, and the width to build for. */
     int khr = has_word(ext, "cl_khr_subgroups");

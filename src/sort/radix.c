@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <CL/cl_ext.h>
-
 #include "sort_internal.h"
 
 /* Look-back words carry a 24-bit epoch (radix.cl). */
@@ -34,11 +32,7 @@ static void tile_shape(const clperm_ctx *ctx, size_t ks, size_t vs, size_t *wg, 
          * 8. A block's warps are dealt to the four schedulers of a multiprocessor, each with a
          * quarter of its registers, so the share is of the work-items rounded up to four warps
          * (128): on the H100, 672 work-items failed to launch at caps of 171 and of 96. */
-        cl_uint per_block = 0;
-        if (clGetDeviceInfo(ctx->device, CL_DEVICE_REGISTERS_PER_BLOCK_NV, sizeof per_block, &per_block, NULL) !=
-                CL_SUCCESS ||
-            per_block == 0)
-            per_block = 65536;
+        cl_uint per_block = ctx->profile.registers_per_block ? ctx->profile.registers_per_block : 65536;
         int fit = (int)(per_block / ((*wg + 127) / 128 * 128)) & ~7;
         if (*regs > fit) *regs = fit < 16 ? 16 : fit;
     }
