@@ -306,7 +306,14 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
  *                    histogram of every digit, then one pass per digit with decoupled look-back,
  *                    its waits bounded as the scan's; the default where loops are not capped and
  *                    the 64-bit look-back words are read whole: NVIDIA, or 64-bit atomics,
- *                    clperm_profile.atomics64; elsewhere CLPERM_ERROR_UNSUPPORTED).
+ *                    clperm_profile.atomics64; elsewhere CLPERM_ERROR_UNSUPPORTED), 3 a counting
+ *                    sort for the keys it takes: 8- and 16-bit keys alone (no values, no argsort)
+ *                    ordered by every bit, whose sorted order is each value's count of copies
+ *                    (a count of every value, a scan, the keys written back: no temp buffer);
+ *                    other jobs run the default of 1 and 2. Auto: 3 for those keys from 64
+ *                    keys a value on (2^14 8-bit keys, 2^22 16-bit keys; its fixed work grows
+ *                    with the values), else as 2 and 1 say. clperm_ctx_get_param reports the
+ *                    algorithm of u32 keys unless 3 is set. The same keys under every algorithm.
  *   SORT_KERNEL      a clperm_kernel_kind for the device-wide sort (serial: one work-item per
  *                    block of keys, private counters; Onesweep runs work-group kernels only).
  *   SORT_RANK        how a work-group kernel ranks its tile's keys by digit: 1 subgroup votes
@@ -372,7 +379,7 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
     X(SORT_WIDTH, 12, 1, 64, CLPERM_PARAM_POW2 | CLPERM_PARAM_WG, "sort_width")                    \
     X(SORT_TILES, 13, 1, 64, CLPERM_PARAM_POW2, "sort_tiles")                                      \
     X(RNG_KERNEL, 14, 1, 2, 0, "rng_kernel")                                                       \
-    X(SORT_ALGORITHM, 15, 1, 2, 0, "sort_algorithm")                                               \
+    X(SORT_ALGORITHM, 15, 1, 3, 0, "sort_algorithm")                                               \
     X(SORT_KERNEL, 16, 1, 2, 0, "sort_kernel")                                                     \
     X(SORT_RANK, 17, CLPERM_RANK_VOTES, CLPERM_RANK_PRESORTED, 0, "sort_rank")                     \
     X(SORT_DIGIT_BITS, 18, 1, 8, 0, "sort_digit_bits")                                             \

@@ -62,6 +62,7 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
     const clperm__sort_tuning *tune = &ctx->tuning.sort;
     size_t ks = clperm_key_size(job->key_type), vs = job->value_bytes;
     int kparam = ctx->params[CLPERM_PARAM_SORT_KERNEL], aparam = ctx->params[CLPERM_PARAM_SORT_ALGORITHM];
+    if (aparam == CLPERM__SORT_COUNTING) aparam = 0; /* jobs the counting sort does not take */
     memset(p, 0, sizeof *p);
     p->trace = trace;
     p->serial = (kparam ? kparam : clperm__table_kernel(ctx, tune->kernel)) == CLPERM_KERNEL_SERIAL;
@@ -165,7 +166,9 @@ int clperm__sort_param(const clperm_ctx *ctx, clperm_param param, int *value) {
         return 1;
     }
     switch (param) {
-    case CLPERM_PARAM_SORT_ALGORITHM: *value = p.algorithm; break;
+    case CLPERM_PARAM_SORT_ALGORITHM:
+        *value = ctx->params[param] == CLPERM__SORT_COUNTING ? CLPERM__SORT_COUNTING : p.algorithm;
+        break;
     case CLPERM_PARAM_SORT_KERNEL: *value = p.serial ? 2 : 1; break;
     case CLPERM_PARAM_SORT_RANK: *value = p.rank; break;
     case CLPERM_PARAM_SORT_DIGIT_BITS: *value = (int)p.digit_bits; break;

@@ -80,6 +80,7 @@ static clperm_status sort_checked(clperm_ctx *ctx, const clperm_sort_request *re
                                    events, event);
     }
     if (job.n <= 1) return clperm__empty_call(ctx, num_events, events, event);
+    if (clperm__count_takes(ctx, &job)) return clperm__count_run(ctx, &job, num_events, events, event);
     cl_mem own_keys = NULL, own_values = NULL;
     uint64_t temp_bytes = 0;
     clperm_status st = clperm__sort_temps(ctx, &job, job.n, &own_keys, &own_values);

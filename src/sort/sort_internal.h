@@ -51,6 +51,15 @@ typedef struct clperm__radix_plan {
     char options[512];
 } clperm__radix_plan;
 
+/* CLPERM_PARAM_SORT_ALGORITHM's counting sort (count.c): keys of 8 or 16 bits alone, ordered by
+ * every bit. Other jobs take the device's radix sort under it. */
+#define CLPERM__SORT_COUNTING 3
+/* Whether the counting sort runs job (the parameter auto or CLPERM__SORT_COUNTING). */
+int clperm__count_takes(const clperm_ctx *ctx, const clperm__radix_job *job);
+/* Enqueues it: the first command waits for the events, the last returns *event. */
+clperm_status clperm__count_run(clperm_ctx *ctx, const clperm__radix_job *job, cl_uint num_events,
+                                const cl_event *events, cl_event *event);
+
 /* Checks req (buffers, types, order) and fills *job from it. */
 clperm_status clperm__sort_check_request(const clperm_ctx *ctx, const clperm_sort_request *req,
                                          clperm__radix_job *job);
