@@ -117,6 +117,24 @@ static void run_all(clperm_ctx *ctx, const char *cap, outcome *o) {
     }
     clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_ALGORITHM, 0);
 
+    /* The counting sort of 16-bit keys alone (its counters as the local memory allows), with each
+     * kernel kind the device takes. */
+    cr_assert_eq(clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_ALGORITHM, 3), CLPERM_SUCCESS);
+    for (int kind = 1; kind <= 2; kind++) {
+        if (clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_KERNEL, kind) != CLPERM_SUCCESS) continue;
+        memcpy(c, a, n * 2);
+        clperm_sort_host_request hr = {CLPERM_KEY_U16, c, 0, NULL, n, {0, 0, 0}};
+        cr_assert_eq(clperm_sort_host(&hr), CLPERM_SUCCESS);
+        cl_mem dk = test_buffer(ctx, n * 2, a);
+        cr_assert_not_null(dk);
+        clperm_sort_request req = {CLPERM_KEY_U16, dk, 0, NULL, n, {0, 0, 0}, NULL, NULL, 0};
+        check(ctx, cap, kind == 1 ? "counting sort of u16 keys, work-group kernels" : "counting sort of u16 keys, serial",
+              clperm_sort(ctx, &req, 0, NULL, NULL), dk, n * 2, a, c, o);
+        clReleaseMemObject(dk);
+    }
+    clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_KERNEL, 0);
+    clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_ALGORITHM, 0);
+
     /* Segmented sort: segments of 1 to about 9000 keys. */
     {
         uint32_t offs[40];

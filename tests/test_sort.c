@@ -255,6 +255,12 @@ static int check_sort(clperm_ctx *ctx, const sort_case *c) {
         cr_assert_eq(clWaitForEvents(1, &ev), CL_SUCCESS, "%s: event", what);
         clReleaseEvent(ev);
         compare_result(ctx, dk, dv, want, wantv, n, ks, vs, what);
+        if (c->cfg->algorithm == 3 && !vs && n > 1) {
+            /* The counting sort sorts in place: no temp buffer, as the radix sort would have. */
+            uint64_t temp = 1;
+            cr_assert_eq(clperm_ctx_counter(ctx, CLPERM_COUNTER_TEMP_BYTES, &temp), CLPERM_SUCCESS);
+            cr_assert_eq(temp, 0, "%s: %llu bytes of temp buffers", what, (unsigned long long)temp);
+        }
     }
     if (dv) clReleaseMemObject(dv);
     clReleaseMemObject(dk);
@@ -627,51 +633,73 @@ Test(sort, narrow_keys_equal_host) {
 }
 
 /* The counting sort of 8- and 16-bit keys alone (CLPERM_PARAM_SORT_ALGORITHM 3; the default
- * takes it from 64 keys a value on): every type at sizes around its vectors of 16 bytes and its
- * write kernel's work-groups, every pattern in both orders, and past 2^20 keys, where keys come in
- * several chunks, values in several ranges, and three values (FEW) or one (EQUAL) pass 65535 keys
- * a chunk, where the 16-bit counters of local memory hand on; against the host. Under the
- * simulator, the f16 specials and u8 keys in one partial work-group. */
+ * takes it from 64 keys a value on), with the device's kernel kind and then each kind it can run
+ * (work-group kernels with 32- or 16-bit counters as its local memory allows, serial kernels):
+ * every type at sizes around its vectors of 16 bytes and its write kernel's work-groups; in the
+ * first kind also every pattern in both orders; and past 2^20 keys, where keys come in several
+ * chunks, values in several ranges, and three values (FEW) or one (EQUAL) pass 65535 keys a chunk,
+ * where 16-bit counters of local memory hand on; against the host. Each sort allocates no temp
+ * buffer (the radix sort would). Under the simulator, the f16 specials and u8 keys in one partial
+ * work-group with the device's kind. */
+static int counting_cases(clperm_ctx *ctx, const config *cfg, int first, uint64_t seed) {
+    int ran = 0;
+#ifdef CLPERM_TEST_SMALL
+    const clperm_key_type small_types[] = {CLPERM_KEY_F16, CLPERM_KEY_U8};
+    for (size_t t = 0; t < 2; t++) {
+        sort_case c = {cfg, small_types[t], 0, 257, t ? RANDOM : SPECIAL, {t == 0, 0, 0}, seed + t, 0};
+        ran += check_sort(ctx, &c);
+    }
+    (void)first;
+#else
+    const uint64_t group = 8192, n = 2 * group + 5; /* keys a work-group of the write kernel writes */
+    const uint64_t sizes[] = {0, 1, 2, 15, 17, 97, group - 1, group + 1, 3 * group + 7};
+    for (size_t t = 0; t < NARROW; t++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            sort_case c = {cfg, narrow_types[t], 0, sizes[s], RANDOM, {0, 0, 0}, seed + s * 7 + t, 0};
+            ran += check_sort(ctx, &c);
+        }
+    for (int pattern = 0; pattern < PATTERNS; pattern++)
+        for (size_t t = 0; t < NARROW; t++)
+            for (int d = 0; d < 2; d++) {
+                if (!first && (d || (pattern != SPECIAL && pattern != EQUAL))) continue;
+                sort_case c = {cfg, narrow_types[t], 0, n, pattern, {d, 0, 0}, seed + 100 + t, 0};
+                ran += check_sort(ctx, &c);
+            }
+    for (int pattern = 0; pattern < 4; pattern++) {
+        sort_case c = {cfg,         pattern == 3 ? CLPERM_KEY_I8 : CLPERM_KEY_F16, 0, (1u << 20) + 3 + pattern,
+                       pattern % 3, {pattern == 1, 0, 0}, seed + 400 + pattern, 0};
+        ran += check_sort(ctx, &c);
+    }
+#endif
+    return ran;
+}
+
 Test(sort, counting_equals_host) {
     static const config counting = {"counting sort", 3, 0, 0, 0, 0, 0, 1, 1, 0};
     uint64_t seed = test_seed() ^ 0xC0;
     TEST_EACH_DEVICE(ctx) {
-        int algorithm = 0, ran = 0;
+        int device_kind = 0, ran = 0;
         cr_assert(apply(ctx, &counting), "%s: the counting sort's parameter", test_device_label(ctx));
-        cr_assert_eq(clperm_ctx_get_param(ctx, CLPERM_PARAM_SORT_ALGORITHM, &algorithm), CLPERM_SUCCESS);
-        cr_assert_eq(algorithm, 3, "%s: the algorithm reads back as %d", test_device_label(ctx), algorithm);
+        cr_assert_eq(clperm_ctx_get_param(ctx, CLPERM_PARAM_SORT_KERNEL, &device_kind), CLPERM_SUCCESS);
 #ifdef CLPERM_TEST_SMALL
-        const clperm_key_type small_types[] = {CLPERM_KEY_F16, CLPERM_KEY_U8};
-        for (size_t t = 0; t < 2; t++) {
-            sort_case c = {&counting, small_types[t], 0, 257, t ? RANDOM : SPECIAL, {t == 0, 0, 0}, seed + t, 0};
-            ran += check_sort(ctx, &c);
-        }
+        const int kinds = 1;
 #else
-        const uint64_t group = 8192, n = 2 * group + 5; /* keys a work-group of the write kernel writes */
-        const uint64_t sizes[] = {0, 1, 2, 15, 17, 97, group - 1, group + 1, 3 * group + 7};
-        for (size_t t = 0; t < NARROW; t++)
-            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-                sort_case c = {&counting, narrow_types[t], 0, sizes[s], RANDOM, {0, 0, 0}, seed + s * 7 + t, 0};
-                ran += check_sort(ctx, &c);
-            }
-        for (int pattern = 0; pattern < PATTERNS; pattern++)
-            for (size_t t = 0; t < NARROW; t++)
-                for (int d = 0; d < 2; d++) {
-                    sort_case c = {&counting, narrow_types[t], 0, n, pattern, {d, 0, 0}, seed + 100 + t, 0};
-                    ran += check_sort(ctx, &c);
-                }
-        for (int pattern = 0; pattern < 4; pattern++) {
-            sort_case c = {&counting, pattern == 3 ? CLPERM_KEY_I8 : CLPERM_KEY_F16, 0, (1u << 20) + 3 + pattern,
-                           pattern % 3, {pattern == 1, 0, 0}, seed + 400 + pattern, 0};
-            ran += check_sort(ctx, &c);
-        }
+        const int kinds = 3;
 #endif
-        cr_assert_gt(ran, 0, "%s: no counting sort ran", test_device_label(ctx));
-        /* It sorted in place: the last sort allocated no temp buffer, as the radix sort would. */
-        uint64_t temp = 1;
-        cr_assert_eq(clperm_ctx_counter(ctx, CLPERM_COUNTER_TEMP_BYTES, &temp), CLPERM_SUCCESS);
-        cr_assert_eq(temp, 0, "%s: the last counting sort allocated %llu bytes", test_device_label(ctx),
-                     (unsigned long long)temp);
+        for (int k = 0; k < kinds; k++) {
+            /* The device's kind, then the other one where it runs. */
+            int kind = k == 0 ? 0 : k;
+            if (k > 0 && (k == device_kind || clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_KERNEL, kind) != CLPERM_SUCCESS))
+                continue;
+            int algorithm = 0, n = counting_cases(ctx, &counting, k == 0, seed + 1000 * (uint64_t)k);
+            cr_assert_eq(clperm_ctx_get_param(ctx, CLPERM_PARAM_SORT_ALGORITHM, &algorithm), CLPERM_SUCCESS);
+            cr_assert_eq(algorithm, 3, "%s: the algorithm reads back as %d", test_device_label(ctx), algorithm);
+            cr_assert_gt(n, 0, "%s: no counting sort ran (kernel kind %d)", test_device_label(ctx), kind);
+            cr_log_info("%s: %d counting sorts with kernel kind %d", test_device_label(ctx), n,
+                        kind ? kind : device_kind);
+            ran += n;
+        }
+        clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_KERNEL, 0);
         cr_log_info("%s: %d counting sorts", test_device_label(ctx), ran);
     }
 }

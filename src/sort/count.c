@@ -33,8 +33,11 @@ static clperm_status count_plan_for(const clperm_ctx *ctx, size_t ks, uint64_t n
     p->wg = serial ? 1 : 256;
     while (p->wg > ctx->profile.max_work_group_size) p->wg >>= 1;
     /* The most values whose counters fit the local memory, 1 KiB left for the compiler: 32-bit
-     * counters where every value fits, else (work-group kernels) two 16-bit counters to a word. */
-    int packed = !serial && ((size_t)4 << values_bits) + 1024 > ctx->profile.local_mem_bytes;
+     * counters where every value fits, else (work-group kernels) two 16-bit counters to a word.
+     * PoCL 3.1 compiles the packed counters' work-group kernel into one that counts nothing
+     * (right with -cl-opt-disable): its CPUs keep 32-bit counters, in more ranges. */
+    int packed = !serial && ctx->profile.vendor != CLPERM_VENDOR_POCL &&
+                 ((size_t)4 << values_bits) + 1024 > ctx->profile.local_mem_bytes;
     size_t counter_bytes = packed ? 2 : 4;
     p->range_bits = values_bits;
     while (p->range_bits > 0 && (counter_bytes << p->range_bits) + 1024 > ctx->profile.local_mem_bytes)
@@ -50,7 +53,7 @@ static clperm_status count_plan_for(const clperm_ctx *ctx, size_t ks, uint64_t n
     while (p->scan_wg > 1 && (p->scan_wg > ctx->profile.max_work_group_size || 40 * p->scan_wg + 1024 > local))
         p->scan_wg >>= 1;
     p->scan_block = (size_t)1 << values_bits;
-    if (!serial && p->scan_block > 4 * p->scan_wg) p->scan_block = 4 * p->scan_wg;
+    if (p->scan_wg > 1 && p->scan_block > 4 * p->scan_wg) p->scan_block = 4 * p->scan_wg;
     while (window > 64 && 8 * window + 1024 > local) window >>= 1;
     clperm__buf o = clperm__buf_on(p->options, sizeof p->options);
     clperm__buf_add(&o,
@@ -112,6 +115,14 @@ clperm_status clperm__count_run(clperm_ctx *ctx, const clperm__radix_job *job, c
     /* No more than a key for every two values a chunk: the counters a work-group hands on would
      * outnumber its keys. */
     if (chunks > job->n / (2 * values)) chunks = job->n / (2 * values);
+    /* But no chunk past 2^31 keys (32-bit counters in local memory), nor past half the loop cap
+     * of a work-item's walk where loops are capped. */
+    uint64_t need = (job->n >> 31) + 1;
+    if (ctx->profile.loop_limit) {
+        uint64_t walk = (uint64_t)p.wg * (ctx->profile.loop_limit / 2 > 0 ? ctx->profile.loop_limit / 2 : 1);
+        if (whole / walk + 1 > need) need = whole / walk + 1;
+    }
+    if (chunks < need) chunks = need;
     if (chunks < 1) chunks = 1;
     cl_ulong chunk_vecs = (whole + chunks - 1) / chunks;
     if (chunk_vecs < 1) chunk_vecs = 1;

@@ -71,8 +71,16 @@ static clperm_status sort_checked(clperm_ctx *ctx, const clperm_sort_request *re
     clperm__radix_plan plan;
     CLPERM_TRY(clperm__sort_check_request(ctx, req, &job));
     CLPERM_TRY(clperm__check_events(ctx, num_events, events));
-    CLPERM_TRY(clperm__radix_plan_job(ctx, &job, 0, 1, &plan));
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
+    if (clperm__count_takes(ctx, &job)) {
+        /* By default a device the counting sort cannot take (CLPERM_ERROR_UNSUPPORTED, before
+         * anything is enqueued) takes the radix sort. */
+        if (job.n <= 1) return clperm__empty_call(ctx, num_events, events, event);
+        clperm_status st = clperm__count_run(ctx, &job, num_events, events, event);
+        if (st != CLPERM_ERROR_UNSUPPORTED || ctx->params[CLPERM_PARAM_SORT_ALGORITHM] == CLPERM__SORT_COUNTING)
+            return st;
+    }
+    CLPERM_TRY(clperm__radix_plan_job(ctx, &job, 0, 1, &plan));
     if (job.n == 1 && job.argsort) {
         /* One key: its position, 0. */
         const cl_ulong zero = 0;
@@ -80,7 +88,6 @@ static clperm_status sort_checked(clperm_ctx *ctx, const clperm_sort_request *re
                                    events, event);
     }
     if (job.n <= 1) return clperm__empty_call(ctx, num_events, events, event);
-    if (clperm__count_takes(ctx, &job)) return clperm__count_run(ctx, &job, num_events, events, event);
     cl_mem own_keys = NULL, own_values = NULL;
     uint64_t temp_bytes = 0;
     clperm_status st = clperm__sort_temps(ctx, &job, job.n, &own_keys, &own_values);
