@@ -312,8 +312,9 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
  *                    (a count of every value, a scan, the keys written back: no temp buffer);
  *                    other jobs run the default of 1 and 2. Auto: 3 for those keys from 64
  *                    keys a value on (2^14 8-bit keys, 2^22 16-bit keys; its fixed work grows
- *                    with the values), else as 2 and 1 say. clperm_ctx_get_param reports the
- *                    algorithm of u32 keys unless 3 is set. The same keys under every algorithm.
+ *                    with the values) where the device can run it, else as 2 and 1 say.
+ *                    clperm_ctx_get_param reports the algorithm of u32 keys unless 3 is set.
+ *                    The same keys under every algorithm.
  *   SORT_KERNEL      a clperm_kernel_kind for the device-wide sort (serial: one work-item per
  *                    block of keys, private counters; Onesweep runs work-group kernels only).
  *   SORT_RANK        how a work-group kernel ranks its tile's keys by digit: 1 subgroup votes
