@@ -236,26 +236,19 @@ __kernel __attribute__((reqd_work_group_size(COUNT_SWG, 1, 1))) void clperm_coun
 /* The largest v in [lo, hi) with bins[v] <= p, given bins[lo] <= p < bins[hi]: the value of the
  * key at sorted position p (a value no key has shares its start with the next). Over the global
  * scan and over a work-group's window of it in local memory. */
-static inline uint count_find(const __global ulong *bins, ulong p, uint lo, uint hi) {
-    while (hi - lo > 1u) {
-        uint mid = (lo + hi) / 2u;
-        if (bins[mid] <= p)
-            lo = mid;
-        else
-            hi = mid;
+#define COUNT_FIND(name, space)                                                                    \
+    static inline uint name(const space ulong *bins, ulong p, uint lo, uint hi) {                  \
+        while (hi - lo > 1u) {                                                                     \
+            uint mid = (lo + hi) / 2u;                                                             \
+            if (bins[mid] <= p)                                                                    \
+                lo = mid;                                                                          \
+            else                                                                                   \
+                hi = mid;                                                                          \
+        }                                                                                          \
+        return lo;                                                                                 \
     }
-    return lo;
-}
-static inline uint count_find_local(const __local ulong *bins, ulong p, uint lo, uint hi) {
-    while (hi - lo > 1u) {
-        uint mid = (lo + hi) / 2u;
-        if (bins[mid] <= p)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
+COUNT_FIND(count_find, __global)
+COUNT_FIND(count_find_local, __local)
 
 #define COUNT_WINDOW CLPERM_COUNT_WINDOW
 /* The work-group search below takes COUNT_T / COUNT_WG values a step, two steps. */

@@ -71,6 +71,16 @@ static clperm_status count_kernel(clperm_ctx *ctx, const count_plan *p, const ch
     return clperm__tile_kernel_get(ctx, &src, p->options, p->wg == 1, p->wg, name, out);
 }
 
+/* The arguments the counting and write kernels begin with: keys, offset, n, the form's masks. */
+static void key_args(clperm__args *a, const clperm__radix_job *job) {
+    cl_ulong off = job->off, n = job->n, px = job->bits.pos_xor, nx = job->bits.neg_xor;
+    CLPERM__ARG(*a, job->keys);
+    CLPERM__ARG(*a, off);
+    CLPERM__ARG(*a, n);
+    CLPERM__ARG(*a, px);
+    CLPERM__ARG(*a, nx);
+}
+
 static clperm_status enqueue(clperm_ctx *ctx, cl_kernel k, uint64_t items, size_t wg, cl_uint num_events,
                              const cl_event *events, cl_event *event) {
     uint64_t groups = (items + wg - 1) / wg;
@@ -122,28 +132,16 @@ clperm_status clperm__count_run(clperm_ctx *ctx, const clperm__radix_job *job, c
         uint64_t walk = (uint64_t)p.wg * (ctx->profile.loop_limit / 2 > 0 ? ctx->profile.loop_limit / 2 : 1);
         if (whole / walk + 1 > need) need = whole / walk + 1;
     }
-    if (chunks < need) chunks = need;
-    if (chunks < 1) chunks = 1;
-    cl_ulong chunk_vecs = (whole + chunks - 1) / chunks;
-    if (chunk_vecs < 1) chunk_vecs = 1;
-    chunks = (whole + chunk_vecs - 1) / chunk_vecs;
-    if (chunks < 1) chunks = 1;
-    cl_ulong off = job->off, n = job->n, px = job->bits.pos_xor, nx = job->bits.neg_xor;
+    if (chunks < need) chunks = need; /* need >= 1 */
+    cl_ulong chunk_vecs = whole ? (whole + chunks - 1) / chunks : 1;
+    chunks = whole ? (whole + chunk_vecs - 1) / chunk_vecs : 1; /* none empty */
     clperm__args ah = {kh, 0, CL_SUCCESS}, as = {ksc, 0, CL_SUCCESS}, aw = {kw, 0, CL_SUCCESS};
-    CLPERM__ARG(ah, job->keys);
-    CLPERM__ARG(ah, off);
-    CLPERM__ARG(ah, n);
-    CLPERM__ARG(ah, px);
-    CLPERM__ARG(ah, nx);
+    key_args(&ah, job);
     CLPERM__ARG(ah, chunk_vecs);
     CLPERM__ARG(ah, ctx->sort_hist.mem);
     CLPERM__ARG(as, ctx->sort_hist.mem);
     CLPERM__ARG(as, ctx->sort_bins.mem);
-    CLPERM__ARG(aw, job->keys);
-    CLPERM__ARG(aw, off);
-    CLPERM__ARG(aw, n);
-    CLPERM__ARG(aw, px);
-    CLPERM__ARG(aw, nx);
+    key_args(&aw, job);
     CLPERM__ARG(aw, ctx->sort_bins.mem);
     CLPERM__ARG(aw, ctx->sort_hist.mem);
     CLPERM_TRY(ah.err);
