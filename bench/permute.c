@@ -5,7 +5,9 @@
  * lays the figures out as Table 2 of the paper (--table2).
  *
  * A device keeps one permutation at a time with its index arrays and plans (bench_permute_state):
- * the case table lists a permutation's cases together, so that each is made once per size. */
+ * the case table lists a permutation's cases together, so that each is made once per size. Its
+ * buffers stay while a smaller n fits them: `clperm tune` checks each candidate at a small size
+ * before it times it, and would otherwise time every candidate on fresh allocations. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,9 @@ static const char *const perm_names[BENCH_PERM_KINDS] = {"identity", "random", "
                                                          "bit-reversal"};
 
 struct bench_permute_state {
-    uint64_t n;         /* items src and dst hold (16 bytes each), 0: none */
+    uint64_t n;         /* items of the permutation, 0: none */
+    uint64_t cap;       /* items src and dst have room for (16 bytes each), 0: none */
+    uint64_t index_cap; /* items p_buf and q_buf have room for */
     int perm;           /* the permutation p and the index buffers hold, -1: none */
     int default_fusion; /* the device's pass structure of the scheduled permutation, 0: not known */
     uint32_t *p;        /* dst[p[i]] = src[i] */
@@ -32,11 +36,10 @@ static void release(cl_mem *m) {
     *m = NULL;
 }
 
+/* Forgets the permutation and its plans; the index buffers stay for the next one. */
 static void forget_perm(bench_permute_state *s) {
     for (int f = 0; f < 3; f++) clperm_perm_plan_free(s->plans[f]);
     memset(s->plans, 0, sizeof s->plans);
-    release(&s->p_buf);
-    release(&s->q_buf);
     free(s->p);
     s->p = NULL;
     s->perm = -1;
@@ -45,6 +48,8 @@ static void forget_perm(bench_permute_state *s) {
 void bench_permute_free(bench_permute_state *s) {
     if (!s) return;
     forget_perm(s);
+    release(&s->p_buf);
+    release(&s->q_buf);
     release(&s->src);
     release(&s->dst);
     free(s);
@@ -122,16 +127,29 @@ static cl_mem upload(bench_dev *d, const void *host, size_t bytes, char *err, si
     return m;
 }
 
+/* `bytes` of host into *m, which is made (room for cap_bytes) where it has no room yet. */
+static int put(bench_dev *d, cl_mem *m, size_t cap_bytes, const void *host, size_t bytes, char *err, size_t errcap) {
+    if (!*m && !(*m = upload(d, NULL, cap_bytes, err, errcap))) return -1;
+    if (clEnqueueWriteBuffer(d->queue, *m, CL_TRUE, 0, bytes, host, 0, NULL, NULL) != CL_SUCCESS) {
+        snprintf(err, errcap, "writing %zu bytes to the device failed", bytes);
+        return -1;
+    }
+    return 0;
+}
+
 /* The device's state for permutation `perm` of n items: data buffers for 16-byte items, p and
  * its inverse q on the device. */
 static bench_permute_state *prepare(bench_dev *d, uint64_t n, int perm, char *err, size_t errcap) {
     bench_permute_state *s = state(d, err, errcap);
     if (!s) return NULL;
-    if (s->n != n) {
+    if (s->cap < n) {
+        /* The input is a prefix of one stream (make_data), so any n up to cap reads its own. */
         forget_perm(s);
+        release(&s->p_buf);
+        release(&s->q_buf);
         release(&s->src);
         release(&s->dst);
-        s->n = 0;
+        s->cap = s->index_cap = s->n = 0;
         unsigned char *data = malloc((size_t)n * 16);
         if (!data) {
             snprintf(err, errcap, "out of host memory");
@@ -142,10 +160,11 @@ static bench_permute_state *prepare(bench_dev *d, uint64_t n, int perm, char *er
         free(data);
         s->dst = s->src ? upload(d, NULL, (size_t)n * 16, err, errcap) : NULL;
         if (!s->dst) return NULL;
-        s->n = n;
+        s->cap = n;
     }
-    if (s->perm != perm) {
+    if (s->perm != perm || s->n != n) {
         forget_perm(s);
+        s->n = n;
         uint32_t *q = malloc((size_t)n * 4);
         s->p = malloc((size_t)n * 4);
         if (!s->p || !q) {
@@ -155,10 +174,16 @@ static bench_permute_state *prepare(bench_dev *d, uint64_t n, int perm, char *er
         }
         make_perm(s->p, n, perm);
         for (uint64_t i = 0; i < n; i++) q[s->p[i]] = (uint32_t)i;
-        s->p_buf = upload(d, s->p, (size_t)n * 4, err, errcap);
-        s->q_buf = s->p_buf ? upload(d, q, (size_t)n * 4, err, errcap) : NULL;
+        if (s->index_cap < n) {
+            release(&s->p_buf);
+            release(&s->q_buf);
+            s->index_cap = 0;
+        }
+        int bad = put(d, &s->p_buf, (size_t)s->cap * 4, s->p, (size_t)n * 4, err, errcap) ||
+                  put(d, &s->q_buf, (size_t)s->cap * 4, q, (size_t)n * 4, err, errcap);
         free(q);
-        if (!s->q_buf) return NULL;
+        if (bad) return NULL;
+        s->index_cap = s->cap;
         s->perm = perm;
     }
     return s;

@@ -26,6 +26,8 @@
  * CPUs, whose times wander by more from run to run, 4%. */
 #define TUNE_GAIN_GPU 0.01
 #define TUNE_GAIN_CPU 0.04
+/* Timings of the best values and a candidate that seemed better, in turn, before it is kept. */
+#define TUNE_CONFIRM_PAIRS 2
 
 /* A job that stands for a family's work: a bench case, at the tuning size. */
 typedef struct tune_job {
@@ -328,6 +330,12 @@ static int write_values(tune_state *st, const int *v) {
     return 0;
 }
 
+/* The size a job's candidates are checked at before they are timed (the permutations need a power
+ * of two). */
+static uint64_t check_size(const tune_state *st, const tune_job *job) {
+    return job->c.kind == BENCH_KIND_PERMUTE ? (uint64_t)1 << 18 : st->o->n_check;
+}
+
 /* Times the jobs of `mask` (bit j: job j) with the context's values, each first checked at the
  * check size: the geometric mean of their seconds (each job counts the same), or negative with
  * err. */
@@ -339,7 +347,7 @@ static double evaluate(tune_state *st, unsigned mask, double *per_job, char *err
     for (int j = 0; j < st->njobs; j++) {
         if (!(mask >> j & 1)) continue;
         const tune_job *job = &st->jobs[j];
-        uint64_t nc = job->c.kind == BENCH_KIND_PERMUTE ? (uint64_t)1 << 18 : st->o->n_check;
+        uint64_t nc = check_size(st, job);
         char e[256] = "";
         if (bench_measure(st->d, &job->c, nc, job->segment, &check, BENCH_VERIFY_ALL, &extra, e, sizeof e) < 0) {
             snprintf(err, cap, "%s: %s", job->label, e);
@@ -634,17 +642,31 @@ static int try_values(tune_state *st, const int *v, unsigned mask, int round) {
     double keep = tightens_caps(st, v) ? 1 + gain / 2 : 1 - gain;
     int better = total < best * keep;
     if (better) {
-        /* Confirmed against the best values timed again now, then the candidate again: a drift
-         * of the device's speed between the two cancels, and noise alone rarely wins twice. */
-        double sb[TUNE_MAX_JOBS], s2[TUNE_MAX_JOBS];
-        memcpy(sb, st->best_s, sizeof sb);
-        memcpy(s2, s, sizeof s2);
-        double now = write_values(st, st->best) == 0 ? evaluate(st, mask, sb, err, sizeof err) : -1;
-        double again = write_values(st, v) == 0 ? evaluate(st, mask, s2, err, sizeof err) : -1;
+        /* Confirmed against the best values timed again now, then the candidate again, twice in
+         * turn, the fastest of each kept: a drift of the device's speed cancels, noise alone
+         * rarely wins twice, and a slow spell of the machine (CPUs) seldom falls on both timings
+         * of one side. */
+        double now = -1, again = -1, s_again[TUNE_MAX_JOBS];
+        for (int k = 0; k < TUNE_CONFIRM_PAIRS; k++) {
+            double sb[TUNE_MAX_JOBS], s2[TUNE_MAX_JOBS];
+            memcpy(sb, st->best_s, sizeof sb);
+            memcpy(s2, s, sizeof s2);
+            double b = write_values(st, st->best) == 0 ? evaluate(st, mask, sb, err, sizeof err) : -1;
+            double c = write_values(st, v) == 0 ? evaluate(st, mask, s2, err, sizeof err) : -1;
+            if (b < 0 || c < 0) {
+                now = again = -1;
+                break;
+            }
+            if (now < 0 || b < now) now = b;
+            if (again < 0 || c < again) {
+                again = c;
+                memcpy(s_again, s2, sizeof s_again);
+            }
+        }
         better = now > 0 && again > 0 && again < now * keep;
         if (better && again > total) {
             total = again;
-            memcpy(s, s2, sizeof s);
+            memcpy(s, s_again, sizeof s);
         }
     }
     fprintf(stderr, "clperm tune: %s round %d candidate %d: %s %.4g ms%s (best %.4g ms over %d job(s))\n",
@@ -806,27 +828,56 @@ static int move_pairs(tune_state *st, int round, double until) {
     return 0;
 }
 
-/* Rounds of the final comparison. On GPUs too a job's time moves between evaluations, which
- * allocate its buffers afresh: the scheduled permutation of 2^24 items on the H100 by 11% with the
- * same values (52.2 and 47.0 G items/s). */
-#define TUNE_FINAL_ROUNDS 3
+/* Rounds of the final comparison. On GPUs too a job's time moves between evaluations: the
+ * scheduled permutation of 2^24 items on the H100 by 11% with the same values (52.2 and 47.0 G
+ * items/s). On CPUs five: a series of five runs of one job there can be slow throughout. */
+static int final_rounds(const tune_state *st) { return bench_dev_is_cpu(st->d) ? 5 : 3; }
 
-/* The tuned values' figures (into best_s), the built-in rows' and the generic rows', in `rounds`
- * rounds of the three in turn, each job's fastest kept. */
-static void final_figures(tune_state *st, int rounds, int *builtin_v, int *generic_v) {
-    char err[512];
-    double s[TUNE_MAX_JOBS], b[TUNE_MAX_JOBS], g[TUNE_MAX_JOBS];
-    for (int r = 0; r < rounds; r++) {
+/* Puts one of the three sets of values the final comparison times into the context: 0 the tuned
+ * values, 1 every built-in row's, 2 the generic rows'. */
+static void final_set(tune_state *st, int which) {
+    if (which == 0)
         write_values(st, st->best);
-        int ok = evaluate(st, st->all, s, err, sizeof err) > 0;
-        figure_of(st, CLPERM_TUNING_DEVICE_ROW, b, builtin_v);
-        figure_of(st, CLPERM_TUNING_CLASS_ROW, g, generic_v);
-        for (int j = 0; j < st->njobs; j++) {
-            if (ok && (r == 0 || s[j] < st->best_s[j])) st->best_s[j] = s[j];
-            if (r == 0 || (b[j] > 0 && (st->builtin_s[j] <= 0 || b[j] < st->builtin_s[j]))) st->builtin_s[j] = b[j];
-            if (r == 0 || (g[j] > 0 && (st->generic_s[j] <= 0 || g[j] < st->generic_s[j]))) st->generic_s[j] = g[j];
+    else
+        clperm_ctx_reset_tuning(st->d->ctx, st->fam->name,
+                                which == 1 ? CLPERM_TUNING_DEVICE_ROW : CLPERM_TUNING_CLASS_ROW);
+}
+
+/* The tuned values' figures (into best_s), the built-in rows' and the generic rows' (their values
+ * into builtin_v and generic_v), each job's fastest over `rounds` rounds. Within a round each job
+ * is timed with the three sets in turn, one job after another, so that the times compared are
+ * moments apart: on a CPU shared with other machines a slow spell lasts longer than a job's runs
+ * (the bit reversal of 2^22 items on the 2-core machine, the same kernel and buffers: 2.4 to 7 ms
+ * from one run to the next), and evaluating a family's jobs with one set at a time let one set
+ * have it all. Each set is checked at the check size before it is first timed. */
+static void final_figures(tune_state *st, int rounds, int *builtin_v, int *generic_v) {
+    double *fig[3] = {st->best_s, st->builtin_s, st->generic_s};
+    int *vals[3] = {NULL, builtin_v, generic_v}, failed[3] = {0, 0, 0};
+    bench_timing once = {0, 1, 0};
+    for (int w = 0; w < 3; w++) {
+        final_set(st, w);
+        if (w) read_values(st, vals[w]);
+        for (int j = 0; j < st->njobs && !failed[w]; j++) {
+            const tune_job *job = &st->jobs[j];
+            char e[256] = "";
+            if (bench_measure(st->d, &job->c, check_size(st, job), job->segment, &once, BENCH_VERIFY_ALL, NULL, e,
+                              sizeof e) < 0) {
+                failed[w] = 1;
+                if (w) note("%s: the %s rows fail %s: %s", st->fam->name, w == 2 ? "generic" : "built-in", job->label, e);
+            }
         }
+        if (failed[w] && w) memset(fig[w], 0, sizeof(double) * TUNE_MAX_JOBS);
     }
+    for (int r = 0; r < rounds; r++)
+        for (int j = 0; j < st->njobs; j++)
+            for (int w = 0; w < 3; w++) {
+                if (failed[w]) continue;
+                final_set(st, w);
+                char e[256] = "";
+                double s = bench_measure(st->d, &st->jobs[j].c, st->o->n, st->jobs[j].segment, &st->o->timing,
+                                         BENCH_VERIFY_OFF, NULL, e, sizeof e);
+                if (s > 0 && (r == 0 || fig[w][j] <= 0 || s < fig[w][j])) fig[w][j] = s;
+            }
 }
 
 /* share: the family's part of the time left (its share over the shares of the families left). */
@@ -878,9 +929,9 @@ static int tune_family_run(tune_state *st, int fi, double share) {
     if (write_values(st, st->best) != 0) return -1;
     double t_eval = bench_now();
     double start_total = evaluate(st, st->all, st->best_s, err, sizeof err);
-    /* The search leaves the time of the final comparison (rounds of three evaluations) and of the
+    /* The search leaves the time of the final comparison (rounds of three timings of each job) and of the
      * check at the timed size within the family's share. */
-    until -= (3 * TUNE_FINAL_ROUNDS + 1) * (bench_now() - t_eval);
+    until -= (3 * final_rounds(st) + 1) * (bench_now() - t_eval);
     if (start_total < 0) {
         note("%s: the starting values fail (%s); the family is left out", st->fam->name, err);
         return 0;
@@ -897,10 +948,10 @@ static int tune_family_run(tune_state *st, int fi, double share) {
             !move_pairs(st, round, until))
             break;
     /* The figures of the values kept, all jobs timed together and beside them the built-in and
-     * the generic rows' again, so that all three are of one moment: three rounds of the three in
-     * turn, each job's fastest kept. Then the values checked at the timed size before they are
-     * written as found. */
-    final_figures(st, TUNE_FINAL_ROUNDS, builtin_v, generic_v);
+     * the generic rows' again, so that all three are of one moment: rounds of each job with the
+     * three in turn, each one's fastest kept. Then the values checked at the timed size before they
+     * are written as found. */
+    final_figures(st, final_rounds(st), builtin_v, generic_v);
     write_values(st, st->best);
     for (int j = 0; j < st->njobs; j++) {
         bench_timing once = {0, 1, 0};
