@@ -25,6 +25,12 @@ const clperm__scan_row clperm__scan_rows[] = {
       "found by clperm tune and confirmed in six alternating runs, 1.06x to 1.14x at 2^22 and 2^24",
       0},
      {.serial_u32 = 16384, .serial_u64 = 8192}},
+    {{CLPERM_VENDOR_OTHER, CL_DEVICE_TYPE_CPU, "PoCL 5",
+      "Tuning on PoCL 5.0 (the H100 machine's 16-core host): serial tiles of 12288 u32 items, found by clperm "
+      "tune (1.25x at 2^22) and faster in three alternating runs at 2^22 and 2^24 (1.1x to 2x; that host's "
+      "timings spread widely)",
+      0},
+     {.serial_u32 = 12288}},
     {CLPERM__KEY_LOOP_LIMITED,
      {.kernel = CLPERM_KERNEL_WORK_GROUP, .wg_size = 64, .items_u32 = 8, .items_u64 = 8, .stage = 1}},
     {CLPERM__KEY_OCLGRIND,
