@@ -22,8 +22,7 @@ static const char *const perm_names[BENCH_PERM_KINDS] = {"identity", "random", "
 
 struct bench_permute_state {
     uint64_t n;         /* items of the permutation, 0: none */
-    uint64_t cap;       /* items src and dst have room for (16 bytes each), 0: none */
-    uint64_t index_cap; /* items p_buf and q_buf have room for */
+    uint64_t cap;       /* items src and dst (16 bytes each), p_buf and q_buf have room for, 0: none */
     int perm;           /* the permutation p and the index buffers hold, -1: none */
     int default_fusion; /* the device's pass structure of the scheduled permutation, 0: not known */
     uint32_t *p;        /* dst[p[i]] = src[i] */
@@ -127,7 +126,7 @@ static cl_mem upload(bench_dev *d, const void *host, size_t bytes, char *err, si
     return m;
 }
 
-/* `bytes` of host into *m, which is made (room for cap_bytes) where it has no room yet. */
+/* `bytes` of host into *m, made first with room for cap_bytes where it does not exist yet. */
 static int put(bench_dev *d, cl_mem *m, size_t cap_bytes, const void *host, size_t bytes, char *err, size_t errcap) {
     if (!*m && !(*m = upload(d, NULL, cap_bytes, err, errcap))) return -1;
     if (clEnqueueWriteBuffer(d->queue, *m, CL_TRUE, 0, bytes, host, 0, NULL, NULL) != CL_SUCCESS) {
@@ -149,7 +148,7 @@ static bench_permute_state *prepare(bench_dev *d, uint64_t n, int perm, char *er
         release(&s->q_buf);
         release(&s->src);
         release(&s->dst);
-        s->cap = s->index_cap = s->n = 0;
+        s->cap = s->n = 0;
         unsigned char *data = malloc((size_t)n * 16);
         if (!data) {
             snprintf(err, errcap, "out of host memory");
@@ -174,16 +173,10 @@ static bench_permute_state *prepare(bench_dev *d, uint64_t n, int perm, char *er
         }
         make_perm(s->p, n, perm);
         for (uint64_t i = 0; i < n; i++) q[s->p[i]] = (uint32_t)i;
-        if (s->index_cap < n) {
-            release(&s->p_buf);
-            release(&s->q_buf);
-            s->index_cap = 0;
-        }
         int bad = put(d, &s->p_buf, (size_t)s->cap * 4, s->p, (size_t)n * 4, err, errcap) ||
                   put(d, &s->q_buf, (size_t)s->cap * 4, q, (size_t)n * 4, err, errcap);
         free(q);
         if (bad) return NULL;
-        s->index_cap = s->cap;
         s->perm = perm;
     }
     return s;
