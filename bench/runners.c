@@ -285,8 +285,8 @@ double bench_sort(bench_dev *d, clperm_key_type key, clperm_type value, unsigned
     return s;
 }
 
-double bench_sort_segmented(bench_dev *d, uint64_t segment, uint64_t n, const bench_timing *t, bench_verify verify,
-                            uint64_t *extra_bytes, char *err, size_t errcap) {
+double bench_sort_segmented(bench_dev *d, uint64_t segment, clperm_type value, uint64_t n, const bench_timing *t,
+                            bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap) {
     if (n >= (UINT64_C(1) << 32)) {
         snprintf(err, errcap, "n must be below 2^32 (u32 offsets)");
         return -1;
@@ -295,12 +295,16 @@ double bench_sort_segmented(bench_dev *d, uint64_t segment, uint64_t n, const be
     memset(&r, 0, sizeof r);
     r.d = d;
     r.req.key_type = CLPERM_KEY_U32;
+    r.req.value_type = value;
     r.req.n = n;
     r.key_bytes = (size_t)n * 4;
+    r.value_bytes = value ? (size_t)n * clperm_type_size(value) : 0;
     r.segs.offset_type = CLPERM_TYPE_U32;
     uint32_t *keys = malloc(r.key_bytes + 4), *offsets = malloc(((size_t)n + 2) * 4);
+    void *values = malloc(r.value_bytes + 1);
     double s = -1;
-    if (!keys || !offsets || bench_host_random(keys, r.key_bytes, BENCH_SORT_SEED) != 0) {
+    if (!keys || !offsets || !values || bench_host_random(keys, r.key_bytes, BENCH_SORT_SEED) != 0 ||
+        bench_host_random(values, r.value_bytes, BENCH_SORT_SEED + 1) != 0) {
         snprintf(err, errcap, "out of host memory");
     } else {
         /* Fixed lengths, or lengths about log-uniform in [1, 2^17). */
@@ -317,9 +321,11 @@ double bench_sort_segmented(bench_dev *d, uint64_t segment, uint64_t n, const be
             offsets[++count] = (uint32_t)at;
         }
         r.segs.count = count;
-        s = time_sort(&r, keys, NULL, offsets, ((size_t)count + 1) * 4, t, verify, extra_bytes, err, errcap);
+        s = time_sort(&r, keys, value ? values : NULL, offsets, ((size_t)count + 1) * 4, t, verify, extra_bytes, err,
+                      errcap);
     }
     free(keys);
+    free(values);
     free(offsets);
     return s;
 }

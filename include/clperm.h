@@ -359,12 +359,14 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
  *                    block over its work-items in fours of warps). Ignored on other devices.
  *                    clperm_ctx_get_param reports the value for u32 keys alone (0: no cap).
  *                    The same keys at every value.
- *   SEGMENT_SORT     clperm_sort_segmented's segments of up to 4096 4-byte keys without values:
+ *   SEGMENT_SORT     clperm_sort_segmented's short segments of 4-byte keys over all their bits
+ *                    (up to 4096 keys alone, 2048 with values on 48 KiB of local memory):
  *                    1 the tile sorts (CLPERM_TILE_SORT_AUTO; stable), 2 a bitonic network held
  *                    in registers, work-items trading keys through subgroup shuffles and local
- *                    memory (not stable, which keys alone cannot show). Auto: 2 where the
+ *                    memory (keys alone: not stable, which keys alone cannot show; with values:
+ *                    stable, two sorts of (part of the key, place) words). Auto: 2 where the
  *                    device's table gives the network's keys per work-item (GPUs and other
- *                    devices but CPUs), else 1. The same keys at every value. */
+ *                    devices but CPUs), else 1. The same keys and values at every value. */
 #define CLPERM_PARAM_MAP(X)                                                                        \
     X(SCAN_ALGORITHM, 1, 1, 2, 0, "scan_algorithm")                                                \
     X(SG_IMPL, 2, 1, 3, 0, "sg_impl")                                                              \
@@ -935,9 +937,9 @@ typedef struct clperm_segments {
 
 /* Sorts every segment of req's keys (and values) in place, each on its own, stable, in req's
  * order. Segments of any lengths, empty ones included. Short segments go to the tile sorts,
- * grouped by size so that a work-group sorts segments of about its tile's length (4-byte keys
- * without values, up to 4096 a segment, to a bitonic network held in registers, whose swaps of
- * equal keys no output can show: CLPERM_PARAM_SEGMENT_SORT); longer ones
+ * grouped by size so that a work-group sorts segments of about its tile's length (4-byte keys,
+ * up to 4096 a segment alone and 2048 with values, to a bitonic network held in registers:
+ * CLPERM_PARAM_SEGMENT_SORT); longer ones
  * to a work-group each; the longest to the device-wide sort. The offsets are checked on the
  * device before anything is written to the caller's buffers: a kernel that writes only to the
  * context's scratch, then a blocking read of a few words, so this call waits for the commands

@@ -895,10 +895,11 @@ Test(sort_segmented, bad_offsets_refused_on_the_host) {
     cr_assert_eq(clperm_sort_segmented_host(&req, fits, CLPERM_TYPE_U32, 2), CLPERM_SUCCESS);
 }
 
-/* The register network of 4-byte keys alone (CLPERM_PARAM_SEGMENT_SORT 2, forced on every
- * device): uniform segments of every padded length from 2 to the longest it takes, lengths of a
- * power of two and not, ascending and descending, f32's special values; the listed segments of a
- * mix; and its local exchanges free of bank conflicts. */
+/* The register network of 4-byte keys (CLPERM_PARAM_SEGMENT_SORT 2, forced on every device):
+ * uniform segments of every padded length from 2 to the longest it takes, lengths of a power of
+ * two and not, ascending and descending, f32's special values, keys alone and with u32 or u64
+ * values (few distinct keys: a swap of equal keys shows in their values); the listed segments of
+ * a mix; and its local exchanges free of bank conflicts. */
 Test(sort_segmented, register_network) {
     uint64_t seed = test_seed();
     cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
@@ -910,12 +911,19 @@ Test(sort_segmented, register_network) {
     const size_t segments = 3;
     const uint64_t mix[] = {0, 1, 2, 3, 5, 17, 33, 64, 65, 255, 256, 257, 1000, 1024, 0, 2};
     const uint64_t traced[] = {2, 256, 1024};
+    /* With values, two sorts: fewer cases, short of 1024 keys. */
+    const uint64_t pair_lengths[] = {257};
+    const uint64_t pair_mix[] = {0, 1, 3, 17, 65, 0, 2};
+    const size_t pair_count = 1, pair_mix_count = sizeof pair_mix / sizeof pair_mix[0], pair_types = 1;
 #else
     const uint64_t lengths[] = {2, 3, 4, 7, 8, 31, 32, 33, 64, 100, 128, 255, 256, 257, 512, 1000, 1024, 2047, 2048,
                                 4095, 4096};
     const size_t segments = 21;
     const uint64_t mix[] = {0, 1, 2, 3, 5, 17, 33, 64, 65, 255, 256, 257, 1000, 2048, 4096, 3000, 0, 2};
     const uint64_t traced[] = {2, 256, 4096};
+    const uint64_t *pair_lengths = lengths, *pair_mix = mix;
+    const size_t pair_count = sizeof lengths / sizeof lengths[0], pair_mix_count = sizeof mix / sizeof mix[0];
+    const size_t pair_types = 3;
 #endif
     TEST_EACH_DEVICE(ctx) {
         int mode = 0;
@@ -930,10 +938,22 @@ Test(sort_segmented, register_network) {
             check_segmented(ctx, key_types[t], 0, CLPERM_TYPE_U32, same, segments, 0, 3,
                             (clperm_sort_order){desc, 0, 0}, t == 2 ? SPECIAL : l & 1 ? FEW : RANDOM, seed + l);
         }
+        for (size_t l = 0; l < pair_count; l++) {
+            uint64_t same[21];
+            for (size_t i = 0; i < segments; i++) same[i] = pair_lengths[l];
+            size_t t = (l + 1) % 3;
+            check_segmented(ctx, key_types[t], l & 1 ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32, CLPERM_TYPE_U32, same,
+                            segments, 0, 3, (clperm_sort_order){(int)((l / 2) & 1), 0, 0}, t == 2 ? SPECIAL : FEW,
+                            seed + 50 + l);
+        }
         for (size_t t = 0; t < 3; t++)
             check_segmented(ctx, key_types[t], 0, t & 1 ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32, mix,
                             sizeof mix / sizeof mix[0], 1, 2, (clperm_sort_order){(int)(t == 1), 0, 0},
                             t == 2 ? SPECIAL : RANDOM, seed + 100 + t);
+        for (size_t t = 0; t < pair_types; t++)
+            check_segmented(ctx, key_types[t], t & 1 ? CLPERM_TYPE_U32 : CLPERM_TYPE_U64, CLPERM_TYPE_U32, pair_mix,
+                            pair_mix_count, 1, 2, (clperm_sort_order){(int)(t != 1), 0, 0},
+                            FEW, seed + 200 + t);
         for (size_t i = 0; i < sizeof traced / sizeof traced[0]; i++) {
             clperm_conflict_report r;
             clperm_status st = clperm_sort_segmented_conflicts(ctx, traced[i], &r);

@@ -12,8 +12,19 @@
  * in N + 1 words (N odd: N), so that the 32 words of a subgroup's store or load lie in distinct
  * banks, in two buffers taken in turn, so that one barrier an exchange suffices.
  *
- * Not stable: equal keys may trade places, which keys alone cannot show (keys of one ordered form
- * have the same bits).
+ * Keys alone: not stable; equal keys may trade places, which keys alone cannot show (keys of one
+ * ordered form have the same bits).
+ *
+ * With values (CLPERM_RS_VALUES): stable, by two sorts of the network, least significant digit
+ * first, each of 32-bit words that carry a place (B = log2 T bits). The first sorts (the key's
+ * low B bits, its place in the segment); the second (the key's other bits, the place the first
+ * gave it): ties of the second fall back on the first's order, whose ties fall back on the
+ * original place, so the result is the stable order of (key, place). Between and after the sorts
+ * a work-item finds what a word names in a third local buffer, by place: the ordered keys, then
+ * the first sort's words. Those reads go where the keys send them (a bank conflict is possible;
+ * the trace records the keys-alone network). Once the keys are sorted, the values are read at
+ * their own places into the exchange buffers, and each place takes the one its first word names:
+ * a work-item writes only the places it read, so no barrier over global memory is needed.
  *
  * Options:
  *   CLPERM_RS_N      keys per work-item, a power of two
@@ -23,7 +34,10 @@
  *   CLPERM_RS_LIST   1: segment g of the launch is keys [rs_list[2e], + rs_list[2e + 1]),
  *                    e = rs_first + g, g < n (the segmented sort's lists); 0: keys [g*seg, + seg)
  *   CLPERM_RS_TRACE  1: every local-memory access recorded for the bank-conflict count, as
- *                    cl/tile/common.h records (two more arguments: the trace and its capacity)
+ *                    cl/tile/common.h records (two more arguments: the trace and its capacity);
+ *                    keys alone
+ *   CLPERM_RS_VALUES 0 keys alone, else the bytes of a value (4 or 8), moved with its key (an
+ *                    argument after the keys); CLPERM_RS_LOGT then gives log2 T
  */
 #ifndef CLPERM_RS_N
 #error "CLPERM_RS_N must be defined"
@@ -39,6 +53,12 @@
 #endif
 #ifndef CLPERM_RS_TRACE
 #define CLPERM_RS_TRACE 0
+#endif
+#ifndef CLPERM_RS_VALUES
+#define CLPERM_RS_VALUES 0
+#endif
+#if CLPERM_RS_VALUES && (!defined(CLPERM_RS_LOGT) || (1 << CLPERM_RS_LOGT) != CLPERM_RS_T || CLPERM_RS_TRACE)
+#error "CLPERM_RS_VALUES needs CLPERM_RS_LOGT, log2 of CLPERM_RS_T, and no trace"
 #endif
 #if CLPERM_SG_IMPL == CLPERM_SG_USE_PTX ||                                                         \
     (CLPERM_SG_IMPL == CLPERM_SG_USE_KHR && (defined(cl_khr_subgroup_shuffle) || defined(cl_intel_subgroups)))
@@ -62,6 +82,53 @@
 #define CLPERM_RS_W (CLPERM_RS_T / CLPERM_RS_N)        /* work-items per segment */
 #define CLPERM_RS_G (CLPERM_WG_SIZE / CLPERM_RS_W)     /* segments per work-group */
 #define CLPERM_RS_S (CLPERM_RS_N + 1 - (CLPERM_RS_N & 1)) /* local words per work-item */
+
+/* Values: their type, and whole segments' values loaded into local memory (l, q) and stored from
+ * registers v as vectors of CLPERM_RS_VW, as the keys are. */
+#if CLPERM_RS_VALUES == 8
+#define CLPERM_RS_VALUE_PARAMS , __global ulong *values
+#define CLPERM_RS_VT ulong
+#define CLPERM_RS_VW 2
+#define CLPERM_RS_VLOAD(l, q, p)                                                                   \
+    do {                                                                                           \
+        ulong2 rs_w = ((const __global ulong2 *)(p))[q];                                           \
+        (l)[2 * (q)] = rs_w.x;                                                                     \
+        (l)[2 * (q) + 1] = rs_w.y;                                                                 \
+    } while (0)
+#define CLPERM_RS_VEC(v, q) ((ulong2)(v[2 * (q)], v[2 * (q) + 1]))
+#define CLPERM_RS_VEC_T ulong2
+#define CLPERM_RS_VSTORE_N vstore2
+#elif CLPERM_RS_VALUES == 4
+#define CLPERM_RS_VALUE_PARAMS , __global uint *values
+#define CLPERM_RS_VT uint
+#define CLPERM_RS_VW 4
+#define CLPERM_RS_VLOAD(l, q, p)                                                                   \
+    do {                                                                                           \
+        uint4 rs_w = ((const __global uint4 *)(p))[q];                                             \
+        (l)[4 * (q)] = rs_w.x;                                                                     \
+        (l)[4 * (q) + 1] = rs_w.y;                                                                 \
+        (l)[4 * (q) + 2] = rs_w.z;                                                                 \
+        (l)[4 * (q) + 3] = rs_w.w;                                                                 \
+    } while (0)
+#define CLPERM_RS_VEC(v, q) ((uint4)(v[4 * (q)], v[4 * (q) + 1], v[4 * (q) + 2], v[4 * (q) + 3]))
+#define CLPERM_RS_VEC_T uint4
+#define CLPERM_RS_VSTORE_N vstore4
+#elif CLPERM_RS_VALUES == 0
+#define CLPERM_RS_VALUE_PARAMS
+#else
+#error "CLPERM_RS_VALUES must be 0, 4 or 8"
+#endif
+#if CLPERM_RS_VALUES && defined(CLPERM_NVIDIA) && CLPERM_NVIDIA
+#define CLPERM_RS_VSTORE(v, q, p) (((__global CLPERM_RS_VEC_T *)(p))[q] = CLPERM_RS_VEC(v, q))
+#elif CLPERM_RS_VALUES
+#define CLPERM_RS_VSTORE(v, q, p) CLPERM_RS_VSTORE_N(CLPERM_RS_VEC(v, q), q, p)
+#endif
+/* With values: the places of a segment (B bits), their mask M, and the word of local buffer rs_at
+ * that holds place p of the segment whose first work-item is f. */
+#if CLPERM_RS_VALUES
+#define CLPERM_RS_M ((uint)CLPERM_RS_T - 1u)
+#define CLPERM_RS_AT(f, p) (((f) + (p) / CLPERM_RS_N) * CLPERM_RS_S + (p) % CLPERM_RS_N)
+#endif
 
 #if CLPERM_RS_LIST
 #define CLPERM_RS_LIST_PARAMS , const __global ulong *rs_list, ulong rs_first
@@ -93,8 +160,12 @@
     } while (0)
 
 __kernel __attribute__((reqd_work_group_size(CLPERM_WG_SIZE, 1, 1))) void
-clperm_sort_registers(__global uint *keys, ulong n, ulong seg CLPERM_RS_LIST_PARAMS CLPERM_RS_TRACE_PARAMS) {
-    __local uint xb[2][CLPERM_WG_SIZE * CLPERM_RS_S];
+clperm_sort_registers(__global uint *keys CLPERM_RS_VALUE_PARAMS, ulong n,
+                      ulong seg CLPERM_RS_LIST_PARAMS CLPERM_RS_TRACE_PARAMS) {
+    __local uint xb[2][CLPERM_WG_SIZE * CLPERM_RS_S] __attribute__((aligned(8)));
+#if CLPERM_RS_VALUES
+    __local uint rs_at[CLPERM_WG_SIZE * CLPERM_RS_S];
+#endif
 #if CLPERM_RS_SPAN > 1
     CLPERM_SG_SCRATCH_DECL(scr);
     const uint lane = clperm_sg_lane();
@@ -130,49 +201,113 @@ clperm_sort_registers(__global uint *keys, ulong n, ulong seg CLPERM_RS_LIST_PAR
             i0 + e < len ? CLPERM_RS_ORDER(keys[base + i0 + e]) : 0xFFFFFFFFu;
     }
 
-    uint ping = 0;
-    CLPERM_RS_UNROLL for (uint k = 2; k <= CLPERM_RS_T; k <<= 1) {
-        CLPERM_RS_UNROLL for (uint j = k >> 1; j > 0; j >>= 1) {
-            const int mirror = j == (k >> 1);
-            if (j < CLPERM_RS_N) {
-                CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) if ((e & j) == 0) {
-                    if (mirror)
-                        CLPERM_RS_CX(a, e, e ^ (k - 1));
-                    else
-                        CLPERM_RS_CX(a, e, e ^ j);
-                }
-                continue;
-            }
-            /* Work-items d apart; the mirrored compare reads the partner's registers reversed. */
-            const uint d = j / CLPERM_RS_N, m = mirror ? k / CLPERM_RS_N - 1 : d;
-            const int lower = (t & d) == 0;
-            uint b[CLPERM_RS_N];
-#if CLPERM_RS_SPAN > 1
-            if (d < CLPERM_RS_SPAN) {
-                CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) b[e] =
-                    clperm_sg_shuffle_u32(a[mirror ? CLPERM_RS_N - 1 - e : e], lane ^ m, scr);
-            } else
+#if CLPERM_RS_VALUES
+    /* The first sort's words: (low B bits of the key, place); the keys kept by place. */
+    const uint f = t - r;
+    CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
+        rs_at[t * CLPERM_RS_S + e] = a[e];
+        a[e] = (a[e] & CLPERM_RS_M) << CLPERM_RS_LOGT | (i0 + e);
+    }
+#define CLPERM_RS_PASSES 2
+#else
+#define CLPERM_RS_PASSES 1
 #endif
-            {
-                __local uint *x = xb[ping];
-                ping ^= 1;
-                CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
-                    CLPERM_RS_NOTE(t * CLPERM_RS_S + e);
-                    x[t * CLPERM_RS_S + e] = a[e];
-                }
-                barrier(CLK_LOCAL_MEM_FENCE);
-                CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
-                    uint at = (t ^ m) * CLPERM_RS_S + (mirror ? CLPERM_RS_N - 1 - e : e);
-                    CLPERM_RS_NOTE(at);
-                    b[e] = x[at];
-                }
+    uint ping = 0;
+    CLPERM_RS_UNROLL for (uint pass = 0; pass < CLPERM_RS_PASSES; pass++) {
+#if CLPERM_RS_VALUES
+        if (pass == 1) {
+            /* The second sort's words: (the key's other bits, the place the first sort gave it); the
+             * first's words kept by place. */
+            uint h[CLPERM_RS_N];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
+                h[e] = rs_at[CLPERM_RS_AT(f, a[e] & CLPERM_RS_M)] & ~CLPERM_RS_M;
             }
-            CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) a[e] =
-                lower ? min(a[e], b[e]) : max(a[e], b[e]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
+                rs_at[t * CLPERM_RS_S + e] = a[e];
+                a[e] = h[e] | (i0 + e);
+            }
+        }
+#endif
+        CLPERM_RS_UNROLL for (uint k = 2; k <= CLPERM_RS_T; k <<= 1) {
+            CLPERM_RS_UNROLL for (uint j = k >> 1; j > 0; j >>= 1) {
+                const int mirror = j == (k >> 1);
+                if (j < CLPERM_RS_N) {
+                    CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) if ((e & j) == 0) {
+                        if (mirror)
+                            CLPERM_RS_CX(a, e, e ^ (k - 1));
+                        else
+                            CLPERM_RS_CX(a, e, e ^ j);
+                    }
+                    continue;
+                }
+                /* Work-items d apart; the mirrored compare reads the partner's registers reversed. */
+                const uint d = j / CLPERM_RS_N, m = mirror ? k / CLPERM_RS_N - 1 : d;
+                const int lower = (t & d) == 0;
+                uint b[CLPERM_RS_N];
+#if CLPERM_RS_SPAN > 1
+                if (d < CLPERM_RS_SPAN) {
+                    CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) b[e] =
+                        clperm_sg_shuffle_u32(a[mirror ? CLPERM_RS_N - 1 - e : e], lane ^ m, scr);
+                } else
+#endif
+                {
+                    __local uint *x = xb[ping];
+                    ping ^= 1;
+                    CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
+                        CLPERM_RS_NOTE(t * CLPERM_RS_S + e);
+                        x[t * CLPERM_RS_S + e] = a[e];
+                    }
+                    barrier(CLK_LOCAL_MEM_FENCE);
+                    CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
+                        uint at = (t ^ m) * CLPERM_RS_S + (mirror ? CLPERM_RS_N - 1 - e : e);
+                        CLPERM_RS_NOTE(at);
+                        b[e] = x[at];
+                    }
+                }
+                CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) a[e] =
+                    lower ? min(a[e], b[e]) : max(a[e], b[e]);
+            }
         }
     }
 #if CLPERM_RS_TRACE
     rs_rec[0] = rs_step;
+#endif
+#if CLPERM_RS_VALUES
+    /* The values, read at their own places once every exchange is done, wait in the exchange
+     * buffers (both, as one array of values); then each key comes back from its two words, and
+     * takes the value of the place the first word names. */
+    {
+        __local CLPERM_RS_VT *vb = (__local CLPERM_RS_VT *)xb;
+        barrier(CLK_LOCAL_MEM_FENCE);
+#if CLPERM_RS_N >= 4 && !CLPERM_RS_LIST
+        if (len == CLPERM_RS_T) {
+            CLPERM_RS_UNROLL for (uint q = 0; q < CLPERM_RS_N / CLPERM_RS_VW; q++)
+                CLPERM_RS_VLOAD(vb + t * CLPERM_RS_S, q, values + base + i0);
+        } else
+#endif
+        {
+            CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) if (i0 + e < len) vb[t * CLPERM_RS_S + e] =
+                values[base + i0 + e];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        CLPERM_RS_VT v[CLPERM_RS_N];
+        CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
+            uint q = rs_at[CLPERM_RS_AT(f, a[e] & CLPERM_RS_M)];
+            a[e] = (a[e] & ~CLPERM_RS_M) | q >> CLPERM_RS_LOGT;
+            v[e] = i0 + e < len ? vb[CLPERM_RS_AT(f, q & CLPERM_RS_M)] : 0;
+        }
+#if CLPERM_RS_N >= 4 && !CLPERM_RS_LIST
+        if (len == CLPERM_RS_T) {
+            CLPERM_RS_UNROLL for (uint q = 0; q < CLPERM_RS_N / CLPERM_RS_VW; q++)
+                CLPERM_RS_VSTORE(v, q, values + base + i0);
+        } else
+#endif
+        {
+            CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) if (i0 + e < len) values[base + i0 + e] = v[e];
+        }
+    }
 #endif
 
 #if CLPERM_RS_N >= 4 && !CLPERM_RS_LIST

@@ -1,6 +1,6 @@
 /* The segmented sort: the segments checked and grouped by length on the device (cl/sort/segments.cl),
  * a small blocking read of what was found, then each group sorted by the kernel that suits it:
- * the tile sorts for short segments (for 4-byte keys alone the register network,
+ * the tile sorts for short segments (for 4-byte keys the register network,
  * src/tile/registers.c), a work-group (or on CPUs a work-item) per longer segment,
  * the device-wide sort for the longest. */
 #include <stdio.h>
@@ -171,7 +171,7 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
      * the tile sorts compare the whole order-preserving form); the rest to the radix kernels. */
     sp.tile_classes = 0;
     int whole = job.bits.lo == 0 && job.bits.hi == job.bits.width;
-    uint64_t reg_max = whole && job.value_bytes == 0 ? clperm__reg_sort_max(ctx, job.key_type) : 0;
+    uint64_t reg_max = whole ? clperm__reg_sort_max(ctx, job.key_type, job.value_bytes) : 0;
     uint32_t px = (uint32_t)job.bits.pos_xor, nx = (uint32_t)job.bits.neg_xor;
     if (!rp.serial && whole) {
         uint64_t max = clperm__tile_sort_max(ctx, job.key_type, job.value_bytes != 0);
@@ -205,7 +205,8 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
     memcpy(&length, &hdr[4 + 2 * SEG_CLASSES], 8);
     int uniform = !hdr[1] && first_offset == 0 && length >= 2;
     if (uniform && length <= reg_max) {
-        CLPERM_TRY(clperm__reg_sort(ctx, job.keys, segs->count * length, length, px, nx, NULL, 0, 0));
+        CLPERM_TRY(clperm__reg_sort(ctx, job.keys, job.values, job.value_bytes, segs->count * length, length, px, nx,
+                                    NULL, 0, 0));
         ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
         return clperm__empty_call(ctx, 0, NULL, event);
     }
@@ -224,7 +225,8 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
      * the keys as they were. */
     for (unsigned c = 1; c <= sp.tile_classes; c++)
         if (hdr[2 + c] && (UINT64_C(1) << c) <= reg_max)
-            CLPERM_TRY(clperm__reg_sort(ctx, job.keys, 0, UINT64_C(1) << c, px, nx, list, 0, 0));
+            CLPERM_TRY(clperm__reg_sort(ctx, job.keys, job.values, job.value_bytes, 0, UINT64_C(1) << c, px, nx, list,
+                                            0, 0));
         else if (hdr[2 + c])
             CLPERM_TRY(clperm__tile_sort_list(ctx, job.key_type, job.keys, job.values, job.value_bytes, list, 0, 0,
                                               UINT64_C(1) << c, job.bits.descending));
@@ -245,7 +247,8 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
     uint64_t first = 0;
     for (unsigned c = 1; st == CLPERM_SUCCESS && c <= sp.tile_classes; first += hdr[2 + c], c++)
         if (hdr[2 + c] && (UINT64_C(1) << c) <= reg_max)
-            st = clperm__reg_sort(ctx, job.keys, 0, UINT64_C(1) << c, px, nx, list, first, hdr[2 + c]);
+            st = clperm__reg_sort(ctx, job.keys, job.values, job.value_bytes, 0, UINT64_C(1) << c, px, nx, list,
+                                  first, hdr[2 + c]);
         else if (hdr[2 + c])
             st = clperm__tile_sort_list(ctx, job.key_type, job.keys, job.values, job.value_bytes, list, first,
                                         hdr[2 + c], UINT64_C(1) << c, job.bits.descending);

@@ -124,15 +124,16 @@ clperm_status clperm__tile_sort_list(clperm_ctx *ctx, clperm_key_type type, cl_m
                                      size_t value_bytes, cl_mem list, uint64_t first, uint64_t count, uint64_t segment,
                                      int descending);
 
-/* The register network of segments of 4-byte keys alone (registers.c, cl/tile/registers.cl; not
- * stable): the longest segment it takes for keys of `type` (0: none, where CLPERM_PARAM_SEGMENT_SORT
- * or the device's table turns it off, or keys of 8 bytes), and its sort of uniform segments of
- * `segment` keys among n (list NULL) or of list entries [first, first + count) as
- * clperm__tile_sort_list takes them (lengths up to `segment`), each key ordered by
- * CLPERM_KEY_ORDER with the two masks. */
-uint64_t clperm__reg_sort_max(const clperm_ctx *ctx, clperm_key_type type);
-clperm_status clperm__reg_sort(clperm_ctx *ctx, cl_mem keys, uint64_t n, uint64_t segment, uint32_t pos_xor,
-                               uint32_t neg_xor, cl_mem list, uint64_t first, uint64_t count);
+/* The register network of segments of 4-byte keys (registers.c, cl/tile/registers.cl), alone (not
+ * stable) or with values of value_bytes (4 or 8; stable): the longest segment it takes for keys
+ * of `type` (0: none, where CLPERM_PARAM_SEGMENT_SORT or the device's table turns it off, or keys
+ * of 8 bytes), and its sort of uniform segments of `segment` keys among n (list NULL) or of list
+ * entries [first, first + count) as clperm__tile_sort_list takes them (lengths up to `segment`),
+ * each key ordered by CLPERM_KEY_ORDER with the two masks. */
+uint64_t clperm__reg_sort_max(const clperm_ctx *ctx, clperm_key_type type, size_t value_bytes);
+clperm_status clperm__reg_sort(clperm_ctx *ctx, cl_mem keys, cl_mem values, size_t value_bytes, uint64_t n,
+                               uint64_t segment, uint32_t pos_xor, uint32_t neg_xor, cl_mem list, uint64_t first,
+                               uint64_t count);
 
 /* ---- the bank-conflict trace (trace.c) ----
  * A kernel built to trace (cl/tile/common.h: -DCLPERM_TS_TRACE=1, every local-memory access

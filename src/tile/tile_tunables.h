@@ -9,7 +9,9 @@
 #define CLPERM__TILE_TUNABLES(X)                                                          \
     X(aspect, 1, 64, 0, "tile sorts: columns per row at least this many times the width")             \
     X(auto_sort, 1, 4, 0, "tile sorts: the clperm_tile_sort CLPERM_TILE_SORT_AUTO runs")              \
-    X(reg_items, 0, 32, CLPERM_PARAM_POW2, "the register network of short segments: keys per work-item (0: off)")
+    X(reg_items, 0, 32, CLPERM_PARAM_POW2, "the register network of short segments: keys per work-item (0: off)")    \
+    X(reg_pair_items, 0, 32, CLPERM_PARAM_POW2,                                                       \
+      "the register network of short segments with values: keys per work-item (0: off)")
 
 CLPERM__FAMILY_TUNING(tile, CLPERM__TILE_TUNABLES);
 
