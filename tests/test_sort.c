@@ -912,7 +912,7 @@ Test(sort_segmented, register_network) {
     const uint64_t mix[] = {0, 1, 2, 3, 5, 17, 33, 64, 65, 255, 256, 257, 1000, 1024, 0, 2};
     const uint64_t traced[] = {2, 256, 1024};
     /* With values, two sorts: fewer cases, short of 1024 keys. */
-    const uint64_t pair_lengths[] = {257};
+    const uint64_t pair_lengths[] = {256};
     const uint64_t pair_mix[] = {0, 1, 3, 17, 65, 0, 2};
     const size_t pair_count = 1, pair_mix_count = sizeof pair_mix / sizeof pair_mix[0], pair_types = 1;
 #else
@@ -921,9 +921,11 @@ Test(sort_segmented, register_network) {
     const size_t segments = 21;
     const uint64_t mix[] = {0, 1, 2, 3, 5, 17, 33, 64, 65, 255, 256, 257, 1000, 2048, 4096, 3000, 0, 2};
     const uint64_t traced[] = {2, 256, 4096};
-    const uint64_t *pair_lengths = lengths, *pair_mix = mix;
-    const size_t pair_count = sizeof lengths / sizeof lengths[0], pair_mix_count = sizeof mix / sizeof mix[0];
-    const size_t pair_types = 3;
+    /* With values, two sorts: the padded and the whole, the longest and one past it. */
+    const uint64_t pair_lengths[] = {3, 33, 256, 257, 1000, 2048, 4095}, *pair_mix = mix;
+    const size_t pair_count = sizeof pair_lengths / sizeof pair_lengths[0];
+    const size_t pair_mix_count = sizeof mix / sizeof mix[0];
+    const size_t pair_types = 2;
 #endif
     TEST_EACH_DEVICE(ctx) {
         int mode = 0;
