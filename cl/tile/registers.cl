@@ -89,12 +89,6 @@
 #define CLPERM_RS_VALUE_PARAMS , __global ulong *values
 #define CLPERM_RS_VT ulong
 #define CLPERM_RS_VW 2
-#define CLPERM_RS_VLOAD(l, q, p)                                                                   \
-    do {                                                                                           \
-        ulong2 rs_w = ((const __global ulong2 *)(p))[q];                                           \
-        (l)[2 * (q)] = rs_w.x;                                                                     \
-        (l)[2 * (q) + 1] = rs_w.y;                                                                 \
-    } while (0)
 #define CLPERM_RS_VEC(v, q) ((ulong2)(v[2 * (q)], v[2 * (q) + 1]))
 #define CLPERM_RS_VEC_T ulong2
 #define CLPERM_RS_VSTORE_N vstore2
@@ -102,14 +96,6 @@
 #define CLPERM_RS_VALUE_PARAMS , __global uint *values
 #define CLPERM_RS_VT uint
 #define CLPERM_RS_VW 4
-#define CLPERM_RS_VLOAD(l, q, p)                                                                   \
-    do {                                                                                           \
-        uint4 rs_w = ((const __global uint4 *)(p))[q];                                             \
-        (l)[4 * (q)] = rs_w.x;                                                                     \
-        (l)[4 * (q) + 1] = rs_w.y;                                                                 \
-        (l)[4 * (q) + 2] = rs_w.z;                                                                 \
-        (l)[4 * (q) + 3] = rs_w.w;                                                                 \
-    } while (0)
 #define CLPERM_RS_VEC(v, q) ((uint4)(v[4 * (q)], v[4 * (q) + 1], v[4 * (q) + 2], v[4 * (q) + 3]))
 #define CLPERM_RS_VEC_T uint4
 #define CLPERM_RS_VSTORE_N vstore4
@@ -117,6 +103,9 @@
 #define CLPERM_RS_VALUE_PARAMS
 #else
 #error "CLPERM_RS_VALUES must be 0, 4 or 8"
+#endif
+#if CLPERM_RS_VALUES
+#define CLPERM_RS_VLOAD(l, q, p) CLPERM_RS_VSTORE_N(((const __global CLPERM_RS_VEC_T *)(p))[q], q, l)
 #endif
 #if CLPERM_RS_VALUES && defined(CLPERM_NVIDIA) && CLPERM_NVIDIA
 #define CLPERM_RS_VSTORE(v, q, p) (((__global CLPERM_RS_VEC_T *)(p))[q] = CLPERM_RS_VEC(v, q))
