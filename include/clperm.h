@@ -559,7 +559,8 @@ CLPERM_API const char *clperm_bijection_name(clperm_bijection bijection);
  * it, never the device: a seed gives the same permutation on the host and on every device.
  *
  * CLPERM_SHUFFLE_BUCKETS, random buckets (Rao; Sandelius): item i draws a label of b bits, the
- * top b bits of SplitMix64's output at i in a stream keyed by (seed, n), b = floor(log2 n) - 8
+ * top b bits of byte i mod 8 of SplitMix64's output at i / 8 in a stream keyed by (seed, n)
+ * (one output labels eight items), b = floor(log2 n) - 8
  * within [0, 8] (so a bucket holds 256 items or more on average); the items are partitioned
  * stably by label into 2^b buckets (one pass of the device-wide sort, the labels drawn in its
  * kernels and never stored); then each bucket of m items, starting at s, is permuted by the

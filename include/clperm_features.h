@@ -105,11 +105,22 @@ CLPERM_INLINE clperm_u32 clperm__bucket_bits(clperm_u64 n) {
     return b;
 }
 
-/* The top CLPERM_BUCKET_BITS bits of SplitMix64's output at position i of the stream the labels'
- * key (clperm__bucket_label_key) starts. Item i's bucket is their top b = clperm__bucket_bits(n)
+/* SplitMix64's output at position g of the stream the labels' key (clperm__bucket_label_key)
+ * starts: the labels of items 8g .. 8g + 7, one byte each, so that one output serves eight items. */
+CLPERM_INLINE clperm_u64 clperm__bucket_label_word(clperm_u64 key, clperm_u64 g) {
+    return clperm__mix64(key + (g + 1) * (clperm_u64)0x9E3779B97F4A7C15UL);
+}
+
+/* Item i's label in the word of its eight (clperm__bucket_label_word of i / 8): bits
+ * [8 (i mod 8), 8 (i mod 8) + 8). */
+CLPERM_INLINE clperm_u32 clperm__bucket_label_of(clperm_u64 word, clperm_u64 i) {
+    return (clperm_u32)(word >> (8u * (clperm_u32)(i & 7u))) & 0xFFu;
+}
+
+/* Item i's CLPERM_BUCKET_BITS-bit label. Its bucket is the label's top b = clperm__bucket_bits(n)
  * bits (bucket 0 for all when b = 0): the sort's label pass orders by bits [8 - b, 8) of it. */
 CLPERM_INLINE clperm_u32 clperm__bucket_label(clperm_u64 key, clperm_u64 i) {
-    return (clperm_u32)(clperm__mix64(key + (i + 1) * (clperm_u64)0x9E3779B97F4A7C15UL) >> (64 - CLPERM_BUCKET_BITS));
+    return clperm__bucket_label_of(clperm__bucket_label_word(key, i >> 3), i);
 }
 
 /* The seed of bucket d's bijection under the labels' key. */

@@ -524,8 +524,10 @@ static uint64_t *buckets_by_definition(uint64_t n, uint64_t seed, const clperm_s
     unsigned bits = 0; /* floor(log2 n) - 8, within [0, 8] */
     while (bits < 8 && (n >> (bits + 9)) != 0) bits++;
     for (uint64_t i = 0; i < n; i++) {
-        uint64_t z = splitmix_mix(key + (i + 1) * UINT64_C(0x9E3779B97F4A7C15));
-        items[i].label = bits ? (uint32_t)(z >> (64 - bits)) : 0;
+        /* SplitMix64's output number i / 8 (from 0), byte i mod 8 from the low end */
+        uint64_t z = splitmix_mix(key + (i / 8 + 1) * UINT64_C(0x9E3779B97F4A7C15));
+        uint32_t byte = (uint32_t)(z >> (8 * (i % 8))) & 0xFF;
+        items[i].label = bits ? byte >> (8 - bits) : 0;
         items[i].pos = i;
     }
     qsort(items, n, sizeof *items, by_label_then_pos);
@@ -632,6 +634,8 @@ static void check_buckets(int sort_kernel) {
             check_case(ctx, &cfg, 1, n, sd, &buckets_philox, 0);
             check_case(ctx, &cfg, 8, n, sd, &buckets_feistel, 1);
             check_case(ctx, &cfg, 16, n, sd, &buckets_feistel, 0);
+            /* 16-byte items by another bijection: the staged gather on CPUs too */
+            if (s % 2 == 0) check_case(ctx, &cfg, 16, n, sd, &buckets_philox, 0);
             check_case(ctx, &cfg, 3, n, sd, &buckets_feistel, 1);
             if (s % 4 == 0) check_case(ctx, &cfg, 8, n, sd, &buckets_lcg, 0);
         }

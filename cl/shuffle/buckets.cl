@@ -9,7 +9,8 @@
  * from src; 0: `part` holds the items), CLPERM_BKT_WG and CLPERM_BKT_ITEMS (the gather's
  * work-items per work-group and outputs per work-item),
  * CLPERM_BIJECTION_KIND and CLPERM_BIJECTION_ROUNDS (the bijection, fixed so that its rounds
- * unroll), CLPERM_BKT_VEC8 (CPUs, the Feistel: each work-item takes CLPERM_BKT_ITEMS consecutive
+ * unroll), CLPERM_BKT_STAGED (items, not positions: a work-item's loads all go out before its
+ * stores), CLPERM_BKT_VEC8 (CPUs, the Feistel: each work-item takes CLPERM_BKT_ITEMS consecutive
  * outputs, eight at a time through the Feistel in vector lanes, clperm_feistel_apply8).
  *
  *   clperm_bucket_keys    work-item d of 2^CLPERM_BUCKET_BITS: the key of bucket d's bijection,
@@ -23,6 +24,12 @@
 #endif
 #ifndef CLPERM_BKT_VEC8
 #define CLPERM_BKT_VEC8 0
+#endif
+#ifndef CLPERM_BKT_STAGED
+#define CLPERM_BKT_STAGED 0
+#endif
+#if CLPERM_BKT_STAGED && CLPERM_BKT_INDEX
+#error "CLPERM_BKT_STAGED: items in the partitioned buffer, not positions"
 #endif
 #if CLPERM_BKT_VEC8 && (CLPERM_BIJECTION_KIND != CLPERM_BIJ_FEISTEL || CLPERM_BKT_ITEMS % 8)
 #error "CLPERM_BKT_VEC8: the Feistel bijection and a multiple of 8 outputs per work-item"
@@ -146,6 +153,29 @@ __kernel void clperm_bucket_gather(const __global bkt_word *src, const __global 
             }
         }
     }
+#elif CLPERM_BKT_STAGED
+    /* The places of all of this work-item's outputs first, then their loads, then the stores:
+     * the loads go out together, where a store between them (which might alias the next load)
+     * holds each back until the one before has come. */
+    ulong from[CLPERM_BKT_ITEMS];
+    uint count = 0;
+#pragma unroll
+    for (uint j = 0; j < CLPERM_BKT_ITEMS; j++) {
+        ulong o = first + j * step;
+        if (o < n) {
+            bkt_advance(starts, stride, n, keys, o, &d, &s, &e, &k);
+            from[j] = s + clperm_bijection_walk(&k, o - s);
+            count = j + 1;
+        }
+    }
+    bkt_word v[CLPERM_BKT_ITEMS];
+#pragma unroll
+    for (uint j = 0; j < CLPERM_BKT_ITEMS; j++)
+        if (j < count) v[j] = part[from[j]];
+#pragma unroll
+    for (uint j = 0; j < CLPERM_BKT_ITEMS; j++)
+        if (j < count) dst[first + j * step] = v[j];
+    (void)src;
 #else
     for (uint j = 0; j < CLPERM_BKT_ITEMS; j++) {
         ulong o = first + j * step;

@@ -108,8 +108,18 @@ typedef uint sort_mask;
 #else
 #define SORT_RANK_BYTES (SORT_NSG * SORT_R * 4)
 #endif
+/* Label programs whose tiles hold whole eights draw a tile's labels one word per eight items
+ * into local memory after the ranking's words (SORT_LABEL_BYTES), for its work-items to read. */
+#if CLPERM_SORT_LABELS && SORT_TILE % 8 == 0
+#define SORT_LABEL_WORDS 1
+#define SORT_LABEL_BYTES SORT_TILE
+#else
+#define SORT_LABEL_WORDS 0
+#define SORT_LABEL_BYTES 0
+#endif
 #define SORT_LDS_BYTES                                                                             \
-    SORT_MAX2(SORT_RANK_BYTES, SORT_TILE * SORT_MAX2((int)sizeof(sort_key), CLPERM_SORT_VALUE_BYTES))
+    SORT_MAX2(SORT_RANK_BYTES + SORT_LABEL_BYTES,                                                  \
+              SORT_TILE * SORT_MAX2((int)sizeof(sort_key), CLPERM_SORT_VALUE_BYTES))
 #define SORT_LDS_WORDS ((SORT_LDS_BYTES + 7) / 8)
 /* The kernels' local words, aligned for 16-byte values. */
 #define SORT_LDS_DECL __local ulong lds[SORT_LDS_WORDS] __attribute__((aligned(16)))
@@ -302,6 +312,16 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_radix_histogram(const __global sort_key
     keys += off;
     for (uint i = lid; i < passes * SORT_R; i += SORT_WG) lh[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+#if CLPERM_SORT_LABELS
+    /* One pass of at most 8 bits: a work-item draws the labels of eight items at a time. */
+    const ulong lkey = SORT_LABEL_KEY(px, nx), groups = (n + 7) / 8;
+    const uint lmask = (1u << (hi - lo)) - 1u;
+    for (ulong g = get_global_id(0); g < groups; g += get_global_size(0)) {
+        const ulong w = clperm__bucket_label_word(lkey, g);
+        const uint m = (uint)min((ulong)8, n - 8 * g);
+        for (uint b = 0; b < m; b++) atomic_inc(&lh[(clperm__bucket_label_of(w, b) >> lo) & lmask]);
+    }
+#else
     const ulong stride = (ulong)get_num_groups(0) * SORT_TILE;
     for (ulong base = (ulong)get_group_id(0) * SORT_TILE; base < n; base += stride) {
         sort_key k[SORT_ITEMS];
@@ -319,6 +339,7 @@ SORT_UNROLL
                 if (j * SORT_WG + lid < valid) atomic_inc(&lh[p * SORT_R + SORT_DIGIT(k[j], px, nx, shift, mask)]);
         }
     }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = lid; i < passes * SORT_R; i += SORT_WG) {
         uint c = lh[i];
@@ -446,6 +467,19 @@ sort_tile(const __global sort_key *kin, __global sort_key *kout, const __global 
 #else
 #define SORT_T(addr) 0u
 #endif
+#if SORT_LABEL_WORDS
+    /* The tile's labels, a word per eight items drawn once (clperm__bucket_label_word), read
+     * below a byte per item. */
+    __local uint *labw = (__local uint *)((__local uchar *)lds + SORT_RANK_BYTES);
+    for (uint g = lid; g < SORT_TILE / 8; g += SORT_WG) {
+        const ulong w = clperm__bucket_label_word(SORT_LABEL_KEY(px, nx), base / 8 + g);
+        vstore2((uint2)((uint)w, (uint)(w >> 32)), g, labw);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#define SORT_TILE_KEY(e) ((sort_key)((labw[(e) >> 2] >> (8u * ((e)&3u))) & 0xFFu))
+#else
+#define SORT_TILE_KEY(e) SORT_KEY_AT(kin, base + (e), px, nx)
+#endif
     /* key j of this work-item is tile element pos[j]; rank[j] its place in the tile's order. */
     sort_key key[SORT_ITEMS];
     uint dig[SORT_ITEMS], rank[SORT_ITEMS];
@@ -466,7 +500,7 @@ sort_tile(const __global sort_key *kin, __global sort_key *kout, const __global 
 SORT_UNROLL
     for (uint j = 0; j < SORT_ITEMS; j++) {
         uint e = SORT_POS(j);
-        key[j] = e < valid ? SORT_KEY_AT(kin, base + e, px, nx) : (sort_key)0;
+        key[j] = e < valid ? SORT_TILE_KEY(e) : (sort_key)0;
         dig[j] = e < valid ? SORT_DIGIT(key[j], px, nx, shift, mask) : mask; /* padding sorts last */
     }
 #if CLPERM_SORT_VALUE_BYTES && CLPERM_NVIDIA
@@ -535,7 +569,7 @@ SORT_UNROLL
 SORT_UNROLL
     for (uint j = 0; j < SORT_ITEMS; j++) {
         uint e = SORT_POS(j);
-        key[j] = e < valid ? SORT_KEY_AT(kin, base + e, px, nx) : (sort_key)0;
+        key[j] = e < valid ? SORT_TILE_KEY(e) : (sort_key)0;
         dig[j] = e < valid ? SORT_DIGIT(key[j], px, nx, shift, mask) : mask;
         lab[e] = dig[j] ^ label_xor;
     }
@@ -645,6 +679,7 @@ SORT_UNROLL
 #endif
 #undef SORT_POS
 #undef SORT_T
+#undef SORT_TILE_KEY
 }
 
 #if CLPERM_SORT_TRACE

@@ -18,8 +18,17 @@ inline void sort_scatter_run(const __global sort_key *kin, __global sort_key *ko
                              __global sort_val *vout, ulong begin, ulong end, ulong *o, sort_key px, sort_key nx,
                              uint shift, uint mask, uint iota) {
     (void)vin, (void)vout, (void)iota;
+#if CLPERM_SORT_LABELS
+    ulong w = 0; /* the labels of i's eight */
+    (void)kin;
+#endif
     for (ulong i = begin; i < end; i++) {
-        sort_key k = SORT_KEY_AT(kin, i, px, nx);
+#if CLPERM_SORT_LABELS
+        if (i == begin || (i & 7u) == 0) w = clperm__bucket_label_word(SORT_LABEL_KEY(px, nx), i >> 3);
+        sort_key k = (sort_key)clperm__bucket_label_of(w, i);
+#else
+        sort_key k = kin[i];
+#endif
         ulong p = o[SORT_DIGIT(k)]++;
         if (!CLPERM_SORT_LABELS) kout[p] = k;
 #if CLPERM_SORT_VALUE_BYTES
@@ -39,6 +48,14 @@ __kernel void clperm_radix_count(const __global sort_key *keys, ulong off, ulong
     for (uint d = 0; d < SORT_R; d++) h[0][d] = h[1][d] = h[2][d] = h[3][d] = 0;
     keys += off;
     ulong i = begin;
+#if CLPERM_SORT_LABELS
+    /* A word of labels per eight items (clperm__bucket_label_word). */
+    for (; i < end && (i & 7u); i++) h[0][SORT_DIGIT(SORT_KEY_AT(keys, i, px, nx))]++;
+    for (; i + 8 <= end; i += 8) {
+        const ulong w = clperm__bucket_label_word(SORT_LABEL_KEY(px, nx), i >> 3);
+        for (uint b = 0; b < 8; b++) h[b & 3][SORT_DIGIT((sort_key)clperm__bucket_label_of(w, b))]++;
+    }
+#endif
     for (; i + 4 <= end; i += 4) {
         sort_key k0 = SORT_KEY_AT(keys, i, px, nx), k1 = SORT_KEY_AT(keys, i + 1, px, nx),
                  k2 = SORT_KEY_AT(keys, i + 2, px, nx), k3 = SORT_KEY_AT(keys, i + 3, px, nx);

@@ -54,7 +54,8 @@ typedef uint sort_count;
 /* Key i of `keys`, and the order-preserving digit of key k under masks px and nx (label programs:
  * the label, and its bits). */
 #if CLPERM_SORT_LABELS
-#define SORT_KEY_AT(keys, i, px, nx) ((sort_key)clperm__bucket_label(((ulong)(nx) << 32) | (ulong)(px), (i)))
+#define SORT_LABEL_KEY(px, nx) (((ulong)(nx) << 32) | (ulong)(px))
+#define SORT_KEY_AT(keys, i, px, nx) ((sort_key)clperm__bucket_label(SORT_LABEL_KEY(px, nx), (i)))
 #define SORT_ORDER(k, px, nx) (k)
 #else
 #define SORT_KEY_AT(keys, i, px, nx) ((keys)[i])

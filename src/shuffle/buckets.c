@@ -26,6 +26,7 @@ typedef struct bucket_plan {
     clperm__radix_plan sort;
     size_t wg;
     unsigned items; /* outputs per work-item of the gather */
+    int staged;     /* CLPERM_BKT_STAGED */
     int vec8;       /* CLPERM_BKT_VEC8 */
     char options[384];
 } bucket_plan;
@@ -72,6 +73,9 @@ static clperm_status plan_buckets(const clperm_ctx *ctx, uint64_t n, size_t elem
      * items, so that those buckets stay in the device's cache. */
     size_t item_bytes = (size_t)(p->word_bytes * p->words);
     p->items = item_bytes <= 4 ? 16 : item_bytes <= 8 ? 8 : 4;
+    /* 16-byte items: each work-item's loads before its stores. Smaller items, more outputs per
+     * work-item, have enough loads in flight without it and lose by the registers it holds. */
+    p->staged = p->part == PART_ITEMS && item_bytes == 16;
     /* CPUs: runs of outputs per work-item, the Feistel on eight at a time in vector lanes. */
     p->vec8 = (ctx->profile.device_type & CL_DEVICE_TYPE_CPU) && o->bijection == CLPERM_BIJECTION_FEISTEL;
     if (p->vec8) {
@@ -90,6 +94,7 @@ static clperm_status plan_buckets(const clperm_ctx *ctx, uint64_t n, size_t elem
                     index_bytes == 8 ? "ulong" : "uint", p->wg, p->items, (int)o->bijection);
     if (o->bijection != CLPERM_BIJECTION_LCG) clperm__buf_add(&b, " -DCLPERM_BIJECTION_ROUNDS=%d", o->rounds);
     if (p->vec8) clperm__buf_add(&b, " -DCLPERM_BKT_VEC8=1");
+    else if (p->staged) clperm__buf_add(&b, " -DCLPERM_BKT_STAGED=1");
     /* Buckets below 2^32 items have a Feistel radix of at most 2^16 (clperm_bijection.h). */
     if (o->bijection == CLPERM_BIJECTION_FEISTEL && n <= (UINT64_C(1) << 32))
         clperm__buf_add(&b, " -DCLPERM_FEISTEL_RADIX16=1");
