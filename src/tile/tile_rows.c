@@ -7,18 +7,16 @@ const clperm__tile_row clperm__tile_rows[] = {
     {CLPERM__KEY_DEFAULTS,
      {.aspect = 1, .auto_sort = CLPERM_TILE_SORT_SHEAR, .reg_items = 8, .reg_pair_items = 8}},
     {{CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL,
-      "Scan, Shuffle, Tile sorts (segments of 256: 8 x 32, m >= 4w), Generators on the NVIDIA H200", 0},
-     {.aspect = 4}},
+      "Tile sorts on the NVIDIA H100 and H200 by segment length, 2^26 u32 keys: Shearsort in tiles of aspect 2 "
+      "against 4, H200 1.06x at 128 keys (225 G keys/s), 1.06x to 1.12x at 512 (132), 1.00x to 1.01x at 64, 256, "
+      "1024 and 2048; H100 1.11x at 128, 1.07x at 512, 0.95x at 2048 (71.5), 0.98x to 1.00x elsewhere; "
+      "partitions within 1%", 0},
+     {.aspect = 2}},
     {{CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL,
       "Segmented sort's register network on the NVIDIA H100, 2^28 u32 keys: 16 keys a work-item (segments of "
       "256 / 1024 / 2048 at 259 / 169 / 137 G keys/s, 8 keys at 230 / 152 / 129); u32 pairs: 8 keys a work-item "
       "(112 / 71 / 60 G keys/s, 16 keys at 106 / 71 / 54, 4 at 108 / 67 / 52)", 0},
      {.reg_items = 16, .reg_pair_items = 8}},
-    {{CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, "H100",
-      "Tile sorts on the NVIDIA H100 by segment length, 2^26 u32 keys: Shearsort in tiles of aspect 2 against 4: "
-      "1.11x at 128 keys (8 x 16: 223 G keys/s), 1.07x at 512 (16 x 32: 128), 0.98x at 1024, 0.95x at 2048 "
-      "(32 x 64: 71.5), the same at 64 and 256; partitions within 1%", 0},
-     {.aspect = 2}},
     {CLPERM__KEY_CPUS,
      {.auto_sort = CLPERM_TILE_SORT_BITONIC, .reg_items = -1, .reg_pair_items = -1}},
     {CLPERM__KEY_OCLGRIND,
