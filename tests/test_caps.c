@@ -9,6 +9,7 @@
 
 #include "common.h"
 #include "internal.h"
+#include "sort/sort_internal.h"
 
 static const char *const caps[] = {"local=16384,wg=64,no-atomics64", "local=32768,wg=128", "wg=256,no-atomics64"};
 
@@ -60,6 +61,12 @@ static void run_all(clperm_ctx *ctx, const char *cap, outcome *o) {
     cr_assert_eq(clperm_shuffle_host(a, c, m, 16, 11, NULL), CLPERM_SUCCESS);
     check(ctx, cap, "shuffle of 16-byte items", clperm_shuffle(ctx, src, dst, m, 16, 11, NULL, 0, NULL, NULL), dst,
           m * 16, b, c, o);
+    cr_assert_eq(test_read(ctx, dst, n * 8, b), 0);
+    /* The bucket shuffle: its label pass is the sort's, with the tile's labels in local memory. */
+    const clperm_shuffle_opts buckets = {CLPERM_BIJECTION_FEISTEL, 0, CLPERM_SHUFFLE_BUCKETS};
+    cr_assert_eq(clperm_shuffle_host(a, c, m, 16, 12, &buckets), CLPERM_SUCCESS);
+    check(ctx, cap, "bucket shuffle of 16-byte items",
+          clperm_shuffle(ctx, src, dst, m, 16, 12, &buckets, 0, NULL, NULL), dst, m * 16, b, c, o);
 
     /* Tile sorts and partitions of segments of 256 u32 keys (keys in place). */
     const uint64_t seg = 256, ns = 256 * 37;
@@ -281,10 +288,76 @@ Test(caps, narrow_subgroups_shrink_the_sort_tile_to_fit) {
         cr_assert_eq(test_read(ctx, d, n * 4, keys), 0);
         cr_assert_eq(memcmp(keys, want, n * 4), 0, "%s: sort at width 8 in 16 KiB differs from the host's",
                      test_device_label(ctx));
+        /* The bucket shuffle's label pass, whose tile also keeps its labels in local memory. */
+        const clperm_shuffle_opts buckets = {CLPERM_BIJECTION_FEISTEL, 0, CLPERM_SHUFFLE_BUCKETS};
+        cr_assert_eq(clperm_shuffle_host(keys, want, n, 4, 5, &buckets), CLPERM_SUCCESS);
+        cl_mem out = test_buffer(ctx, n * 4, NULL);
+        cr_assert_not_null(out);
+        st = clperm_shuffle(ctx, d, out, n, 4, 5, &buckets, 0, NULL, NULL);
+        cr_assert_eq(st, CLPERM_SUCCESS, "%s: bucket shuffle at width 8 in 16 KiB: %s", test_device_label(ctx),
+                     clperm_status_string(st));
+        cr_assert_eq(test_read(ctx, out, n * 4, keys), 0);
+        cr_assert_eq(memcmp(keys, want, n * 4), 0, "%s: bucket shuffle at width 8 in 16 KiB differs from the host's",
+                     test_device_label(ctx));
+        clReleaseMemObject(out);
         clReleaseMemObject(d);
         free(keys);
         free(want);
     }
     unsetenv("CLPERM_SUBGROUP_WIDTH");
     unsetenv("CLPERM_TEST_PROFILE");
+}
+
+/* The sort's plan counts the local memory of its pass kernel, and shrinks the tile until that
+ * fits the device: the kernel as built must take no more than the plan counted (else, on a
+ * device whose local memory it passes, it would not launch). Keys alone, pairs, u64 pairs and the
+ * bucket shuffle's label programs (whose tiles keep their labels in local memory), at the
+ * device's own subgroup width and at width 8 (more subgroups, more counters). */
+Test(caps, the_sort_plan_counts_its_kernels_local_memory) {
+    static const struct {
+        clperm_key_type key;
+        size_t value_bytes;
+        int labels;
+    } jobs[] = {{CLPERM_KEY_U32, 0, 0}, {CLPERM_KEY_U32, 4, 0}, {CLPERM_KEY_U64, 8, 0},
+                {CLPERM_KEY_U32, 4, 1}, {CLPERM_KEY_U32, 16, 1}};
+    int checked = 0;
+    for (int narrow = 0; narrow <= 1; narrow++) {
+        if (narrow) cr_assert_eq(setenv("CLPERM_SUBGROUP_WIDTH", "8", 1), 0);
+        TEST_EACH_DEVICE(ctx) {
+            clperm_profile prof;
+            cr_assert_eq(clperm_ctx_profile(ctx, &prof), CLPERM_SUCCESS);
+            if (prof.vendor == CLPERM_VENDOR_OCLGRIND) continue; /* minutes of builds: PoCL and GPUs cover it */
+            clperm_status st = clperm_ctx_set_param(ctx, CLPERM_PARAM_SORT_KERNEL, CLPERM_KERNEL_WORK_GROUP);
+            if (st == CLPERM_ERROR_UNSUPPORTED) continue;
+            cr_assert_eq(st, CLPERM_SUCCESS);
+            for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
+                unsigned width = jobs[j].key == CLPERM_KEY_U64 ? 64 : 32;
+                clperm__radix_job job = {jobs[j].key, jobs[j].value_bytes, NULL, NULL, NULL, NULL, 0, (1u << 20) + 3,
+                                         {width, 0, jobs[j].labels ? 8 : width, 0, 0, 0}, 0, jobs[j].labels};
+                clperm__radix_plan plan;
+                st = clperm__radix_plan_job(ctx, &job, 0, 0, &plan);
+                if (st == CLPERM_ERROR_UNSUPPORTED) continue;
+                cr_assert_eq(st, CLPERM_SUCCESS, "%s: plan %zu: %s", test_device_label(ctx), j, clperm_status_string(st));
+                if (plan.serial) continue;
+                cl_kernel k = NULL;
+                const char *name = plan.algorithm == 2 ? "clperm_radix_onesweep" : "clperm_radix_scatter";
+                st = clperm__radix_kernel(ctx, &plan, name, &k);
+                cr_assert_eq(st, CLPERM_SUCCESS, "%s: %s of job %zu: %s", test_device_label(ctx), name, j,
+                             clperm_status_string(st));
+                cl_ulong local = 0;
+                cr_assert_eq(clGetKernelWorkGroupInfo(k, clperm_ctx_cl_device(ctx), CL_KERNEL_LOCAL_MEM_SIZE,
+                                                      sizeof local, &local, NULL),
+                             CL_SUCCESS);
+                if (prof.local_report_scale > 1) local /= prof.local_report_scale;
+                cr_assert_leq(local, plan.local_bytes,
+                              "%s, width %s: job %zu (%zu x %u keys) takes %llu bytes of local memory, the plan "
+                              "counted %zu",
+                              test_device_label(ctx), narrow ? "8" : "native", j, plan.wg, plan.items,
+                              (unsigned long long)local, plan.local_bytes);
+                checked++;
+            }
+        }
+    }
+    unsetenv("CLPERM_SUBGROUP_WIDTH");
+    if (!checked) cr_skip_test("no device runs the sort's work-group kernels");
 }

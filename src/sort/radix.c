@@ -40,14 +40,17 @@ static void tile_shape(const clperm_ctx *ctx, size_t ks, size_t vs, size_t *wg, 
 }
 
 /* Local memory of the pass kernels (radix.cl's declarations), in bytes: subgroups of `width`,
- * sg_max the layer's bound on their count. */
-static size_t pass_local_bytes(const clperm__radix_plan *p, size_t ks, size_t vs, size_t width, size_t sg_max) {
+ * sg_max the layer's bound on their count; label programs keep a tile's labels after the
+ * ranking's words where the tile holds whole eights. */
+static size_t pass_local_bytes(const clperm__radix_plan *p, size_t ks, size_t vs, size_t width, size_t sg_max,
+                               int labels) {
     size_t r = (size_t)1 << p->digit_bits, tile = p->wg * p->items;
     size_t rank = p->rank == CLPERM_RANK_PRESORTED ? 2 * (tile / p->sub) * r * 4 + tile * 4
                                                    : (p->wg / width) * r * 4;
+    if (labels && tile % 8 == 0) rank += tile;
     size_t xchg = tile * (ks > vs ? ks : vs);
     size_t lds = ((rank > xchg ? rank : xchg) + 7) / 8 * 8;
-    return lds + 2 * r * 4 + sg_max * 4 + 4 + r * 8 + p->wg * 8;
+    return lds + 2 * r * 4 + sg_max * 4 + 8 + r * 8 + p->wg * 8; /* tile_sh and skip_sh: 8 */
 }
 
 /* The largest power of two that divides t, at most cap. */
@@ -118,7 +121,7 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
                 sg_max = impl == CLPERM_SG_IMPL_KHR ? p->wg : p->wg / width;
             }
             if (p->rank == CLPERM_RANK_PRESORTED) p->sub = pow2_divisor(p->wg * p->items, sub_max);
-            p->local_bytes = pass_local_bytes(p, ks, vs, width, sg_max);
+            p->local_bytes = pass_local_bytes(p, ks, vs, width, sg_max, job->labels);
             if (p->local_bytes + 1024 <= ctx->profile.local_mem_bytes) break;
         }
         p->tile = (uint64_t)p->wg * p->items;
