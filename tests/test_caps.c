@@ -337,7 +337,8 @@ Test(caps, the_sort_plan_counts_its_kernels_local_memory) {
                 clperm__radix_plan plan;
                 st = clperm__radix_plan_job(ctx, &job, 0, 0, &plan);
                 if (st == CLPERM_ERROR_UNSUPPORTED) continue;
-                cr_assert_eq(st, CLPERM_SUCCESS, "%s: plan %zu: %s", test_device_label(ctx), j, clperm_status_string(st));
+                cr_assert_eq(st, CLPERM_SUCCESS, "%s: plan %zu: %s", test_device_label(ctx), j,
+                             clperm_status_string(st));
                 if (plan.serial) continue;
                 cl_kernel k = NULL;
                 const char *name = plan.algorithm == 2 ? "clperm_radix_onesweep" : "clperm_radix_scatter";
