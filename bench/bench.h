@@ -160,10 +160,11 @@ double bench_tile(bench_dev *d, clperm_tile_sort algorithm, uint64_t segment, un
  * extra_bytes: the temp buffers and the scratch. */
 double bench_sort(bench_dev *d, clperm_key_type key, clperm_type value, unsigned key_bits, int argsort, uint64_t n,
                   const bench_timing *t, bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap);
-/* Segmented sort (clperm_sort_segmented) of n random u32 keys in segments of `segment` keys (0: a
- * skewed mix of lengths, about log-uniform from 1 to 2^17), the same way. */
-double bench_sort_segmented(bench_dev *d, uint64_t segment, clperm_type value, uint64_t n, const bench_timing *t, bench_verify verify,
-                            uint64_t *extra_bytes, char *err, size_t errcap);
+/* Segmented sort (clperm_sort_segmented) of n random u32 keys, with random values of type `value`
+ * (0: none), in segments of `segment` keys (0: a skewed mix of lengths, about log-uniform from 1
+ * to 2^17), the same way. */
+double bench_sort_segmented(bench_dev *d, uint64_t segment, clperm_type value, uint64_t n, const bench_timing *t,
+                            bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap);
 /* A fill of n u32 by clperm_rng_fill. */
 double bench_rng_fill(bench_dev *d, const clperm_rng_spec *spec, uint64_t n, const bench_timing *t, bench_verify verify,
                       char *err, size_t errcap);
