@@ -364,7 +364,9 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
  *                    1 the tile sorts (CLPERM_TILE_SORT_AUTO; stable), 2 a bitonic network held
  *                    in registers, work-items trading keys through subgroup shuffles and local
  *                    memory (keys alone: not stable, which keys alone cannot show; with values:
- *                    stable, two sorts of (part of the key, place) words). Auto: 2 where the
+ *                    stable, a sort of (compressed key, place) words, its ties put in order
+ *                    where they lie; keys tied in their high bits over a wide range take one
+ *                    or two sorts more). Auto: 2 where the
  *                    device's table gives the network's keys per work-item (GPUs and other
  *                    devices but CPUs), else 1. The same keys and values at every value. */
 #define CLPERM_PARAM_MAP(X)                                                                        \

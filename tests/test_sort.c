@@ -116,10 +116,17 @@ static uint64_t tile_of(clperm_ctx *ctx) {
 
 /* Key patterns. */
 /* Digits that do not vary, whose passes Onesweep skips: FEW and SMALL in the high digits,
- * HIGH_BITS in the low ones, ONE_HIGH and ONE_LOW in all digits but one, EQUAL in all. */
-enum { RANDOM, FEW, EQUAL, ASCENDING, DESCENDING, HIGH_BITS, SPECIAL, SMALL, ONE_HIGH, ONE_LOW, PATTERNS };
-static const char *const pattern_names[] = {"random", "few",   "equal", "ascending", "descending", "high-bits",
-                                            "special", "small", "one-high-bit", "one-low-bit"};
+ * HIGH_BITS in the low ones, ONE_HIGH and ONE_LOW in all digits but one, EQUAL in all.
+ * After PATTERNS, two that only the register network's pairs take: TRIPLES, keys in threes that
+ * share all but their low 8 bits (short runs of one compressed key), and SPLIT, two clusters
+ * 2^31 apart, each over its low 10 bits (long runs: the network's second sorts). */
+enum {
+    RANDOM, FEW, EQUAL, ASCENDING, DESCENDING, HIGH_BITS, SPECIAL, SMALL, ONE_HIGH, ONE_LOW, PATTERNS,
+    TRIPLES = PATTERNS, SPLIT
+};
+static const char *const pattern_names[] = {"random",      "few",         "equal",   "ascending", "descending",
+                                            "high-bits",   "special",     "small",   "one-high-bit",
+                                            "one-low-bit", "triples",     "split"};
 
 static const uint32_t f32_special[] = {0x7FC00000u, 0xFFC00000u, 0x7F800000u, 0xFF800000u, 0x00000000u,
                                        0x80000000u, 0x3F800000u, 0xBF800000u, 0x00000001u, 0x80000001u,
@@ -152,6 +159,8 @@ static void fill_keys(void *keys, clperm_key_type type, uint64_t n, int pattern,
         case SMALL: k &= ks >= 4 ? 0xFFFFF : (UINT64_C(1) << (4 * ks)) - 1; break; /* 8- and 16-bit: the low half */
         case ONE_HIGH: k = UINT64_C(0x5A5A5A5A5A5A5A5A) ^ ((k & 1) << (8 * ks - 1)); break;
         case ONE_LOW: k = UINT64_C(0x5A5A5A5A5A5A5A5A) ^ (k & 1); break;
+        case TRIPLES: k = (test_item(keys, i - i % 3, ks) & ~UINT64_C(0xFF)) | (k & 0xFF); break;
+        case SPLIT: k &= (UINT64_C(1) << (8 * ks - 1)) | 0x3FF; break;
         default: break;
         }
         memcpy((char *)keys + i * ks, &k, ks);
@@ -911,7 +920,7 @@ Test(sort_segmented, register_network) {
     const size_t segments = 3;
     const uint64_t mix[] = {0, 1, 2, 3, 5, 17, 33, 64, 65, 255, 256, 257, 1000, 1024, 0, 2};
     const uint64_t traced[] = {2, 256, 1024};
-    /* With values, two sorts: fewer cases, short of 1024 keys. */
+    /* With values: fewer cases, short of 1024 keys. */
     const uint64_t pair_lengths[] = {256};
     const uint64_t pair_mix[] = {0, 1, 3, 17, 65, 0, 2};
     const size_t pair_count = 1, pair_mix_count = sizeof pair_mix / sizeof pair_mix[0], pair_types = 1;
@@ -921,7 +930,7 @@ Test(sort_segmented, register_network) {
     const size_t segments = 21;
     const uint64_t mix[] = {0, 1, 2, 3, 5, 17, 33, 64, 65, 255, 256, 257, 1000, 2048, 4096, 3000, 0, 2};
     const uint64_t traced[] = {2, 256, 4096};
-    /* With values, two sorts: the padded and the whole, the longest and one past it. */
+    /* With values: the padded and the whole, the longest and one past it. */
     const uint64_t pair_lengths[] = {3, 33, 256, 257, 1000, 2048, 4095}, *pair_mix = mix;
     const size_t pair_count = sizeof pair_lengths / sizeof pair_lengths[0];
     const size_t pair_mix_count = sizeof mix / sizeof mix[0];
@@ -947,6 +956,15 @@ Test(sort_segmented, register_network) {
             check_segmented(ctx, key_types[t], l & 1 ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32, CLPERM_TYPE_U32, same,
                             segments, 0, 3, (clperm_sort_order){(int)((l / 2) & 1), 0, 0}, t == 2 ? SPECIAL : FEW,
                             seed + 50 + l);
+            /* Keys of a wide range: runs of one compressed key, short (triples, random) and long
+             * (split: the network's second sort, and at 2048 keys its second and third). */
+            for (int pattern = 0; pattern < 3; pattern++) {
+                if (pair_count > 1 && pattern != (int)(l % 3) && pair_lengths[l] != 2048) continue;
+                const int kinds[] = {TRIPLES, SPLIT, RANDOM};
+                check_segmented(ctx, key_types[l % 2], l & 1 ? CLPERM_TYPE_U32 : CLPERM_TYPE_U64, CLPERM_TYPE_U32,
+                                same, segments, 0, 3, (clperm_sort_order){(int)(l & 1), 0, 0}, kinds[pattern],
+                                seed + 60 + l);
+            }
         }
         for (size_t t = 0; t < 3; t++)
             check_segmented(ctx, key_types[t], 0, t & 1 ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32, mix,
@@ -955,7 +973,7 @@ Test(sort_segmented, register_network) {
         for (size_t t = 0; t < pair_types; t++)
             check_segmented(ctx, key_types[t], t & 1 ? CLPERM_TYPE_U32 : CLPERM_TYPE_U64, CLPERM_TYPE_U32, pair_mix,
                             pair_mix_count, 1, 2, (clperm_sort_order){(int)(t != 1), 0, 0},
-                            FEW, seed + 200 + t);
+                            t ? TRIPLES : FEW, seed + 200 + t);
         for (size_t i = 0; i < sizeof traced / sizeof traced[0]; i++) {
             clperm_conflict_report r;
             clperm_status st = clperm_sort_segmented_conflicts(ctx, traced[i], &r);

@@ -15,16 +15,24 @@
  * Keys alone: not stable; equal keys may trade places, which keys alone cannot show (keys of one
  * ordered form have the same bits).
  *
- * With values (CLPERM_RS_VALUES): stable, by two sorts of the network, least significant digit
- * first, each of 32-bit words that carry a place (B = log2 T bits). The first sorts (the key's
- * low B bits, its place in the segment); the second (the key's other bits, the place the first
- * gave it): ties of the second fall back on the first's order, whose ties fall back on the
- * original place, so the result is the stable order of (key, place). Between and after the sorts
- * a work-item finds what a word names in a third local buffer, by place: the ordered keys, then
- * the first sort's words. Those reads go where the keys send them (a bank conflict is possible;
- * the trace records the keys-alone network). Once the keys are sorted, the values are read at
- * their own places into the exchange buffers, and each place takes the one its first word names:
- * a work-item writes only the places it read, so no barrier over global memory is needed.
+ * With values (CLPERM_RS_VALUES): stable, by a sort of 32-bit words that carry a place (B = log2 T
+ * bits) beside a compressed key (C = 32 - B bits). The segment's least and greatest keys lo and
+ * hi (by subgroup shuffles, then local atomics) give the shift s that brings hi - lo below 2^C; a
+ * word is ((key - lo) >> s, place), padding the largest. Equal words never occur. Where s is 0
+ * the compressed keys are the keys, and the sort gives the stable order of (key, place) at once;
+ * else each run of one compressed key (a tie the dropped bits may break; random keys at T = 2048
+ * make about one pair a segment) is put in (key, place) order where it lies, each place counting
+ * the run's places that go before it. A run longer than CLPERM_RS_FIX (keys that tie in their
+ * high bits over a wide range, such as small keys beside a few large ones) sends the whole
+ * work-group to a second sort, of (the place where the word's run starts, the dropped bits, the
+ * place in the run), whose ties fall back on the first sort's order; where those do not fit 32
+ * bits (2B + s > 32: T = 2048 and hi - lo >= 2^31), to two more, least significant digit first:
+ * (the dropped bits, place), then (compressed key, the place that sort gave). A work-item finds
+ * what a word names in a third local buffer, by place: the ordered keys (after a second sort, the
+ * first sort's words). Those reads go where the keys send them (a bank conflict is possible; the
+ * trace records the keys-alone network). Once the keys are sorted, the values are read at their
+ * own places into the exchange buffers, and each place takes the one its word names: a work-item
+ * writes only the places it read, so no barrier over global memory is needed.
  *
  * Options:
  *   CLPERM_RS_N      keys per work-item, a power of two
@@ -67,15 +75,17 @@
 #define CLPERM_RS_SPAN 1
 #endif
 /* Loops over a work-item's registers unroll in full on NVIDIA (cl/tile/common.h says why not
- * elsewhere). Whole segments load through a uint4 pointer, and store through one on NVIDIA, whose
- * compiler makes four 32-bit accesses of vload4 and vstore4 on a uint pointer (it cannot see the
- * alignment); elsewhere they store by vstore4, since Oclgrind (21.10) takes a vector stored
- * through such a cast for uninitialised. */
+ * elsewhere), and rare ones not at all (ROLLED). Whole segments load through a uint4 pointer, and
+ * store through one on NVIDIA, whose compiler makes four 32-bit accesses of vload4 and vstore4 on
+ * a uint pointer (it cannot see the alignment); elsewhere they store by vstore4, since Oclgrind
+ * (21.10) takes a vector stored through such a cast for uninitialised. */
 #if defined(CLPERM_NVIDIA) && CLPERM_NVIDIA
 #define CLPERM_RS_UNROLL _Pragma("unroll")
+#define CLPERM_RS_ROLLED _Pragma("unroll 1")
 #define CLPERM_RS_STORE4(v, q, p) (((__global uint4 *)(p))[q] = (v))
 #else
 #define CLPERM_RS_UNROLL
+#define CLPERM_RS_ROLLED
 #define CLPERM_RS_STORE4(v, q, p) vstore4(v, q, p)
 #endif
 
@@ -117,6 +127,13 @@
 #if CLPERM_RS_VALUES
 #define CLPERM_RS_M ((uint)CLPERM_RS_T - 1u)
 #define CLPERM_RS_AT(f, p) (((f) + (p) / CLPERM_RS_N) * CLPERM_RS_S + (p) % CLPERM_RS_N)
+/* A word's compressed key has C bits, the largest (padding's) CMAX; RUN(w) is that key where w
+ * holds a real key (a place below len), else ~0 (which no compressed key is). Runs of up to FIX
+ * places are put in order where they are; a longer one sends the work-group to more sorts. */
+#define CLPERM_RS_C (32u - CLPERM_RS_LOGT)
+#define CLPERM_RS_CMAX (0xFFFFFFFFu >> CLPERM_RS_LOGT)
+#define CLPERM_RS_RUN(w) (((w) & CLPERM_RS_M) < len ? (w) >> CLPERM_RS_LOGT : ~0u)
+#define CLPERM_RS_FIX 16u
 #endif
 
 #if CLPERM_RS_LIST
@@ -191,34 +208,53 @@ clperm_sort_registers(__global uint *keys CLPERM_RS_VALUE_PARAMS, ulong n,
     }
 
 #if CLPERM_RS_VALUES
-    /* The first sort's words: (low B bits of the key, place); the keys kept by place. */
+    /* The segment's least and greatest key (padding aside) give its range, and the shift s that
+     * fits the range into the word's C bits beside the place: the key's compressed form is
+     * (key - lo) >> s, padding the largest. The keys are kept by place. */
+#if CLPERM_RS_W > CLPERM_RS_SPAN
+    __local uint rs_lo[CLPERM_RS_G], rs_hi[CLPERM_RS_G];
+#endif
+    __local uint rs_fall;
     const uint f = t - r;
+    if (t == 0) rs_fall = 0u;
+    uint lo = 0xFFFFFFFFu, hi = 0u;
     CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
         rs_at[t * CLPERM_RS_S + e] = a[e];
-        a[e] = (a[e] & CLPERM_RS_M) << CLPERM_RS_LOGT | (i0 + e);
+        if (i0 + e < len) lo = min(lo, a[e]), hi = max(hi, a[e]);
     }
-#define CLPERM_RS_PASSES 2
-#else
-#define CLPERM_RS_PASSES 1
+    /* Over the segment's lanes of a subgroup by shuffles; over its subgroups by local atomics. */
+#if CLPERM_RS_SPAN > 1
+    CLPERM_RS_UNROLL for (uint d = 1; d < CLPERM_RS_W && d < CLPERM_RS_SPAN; d <<= 1) {
+        lo = min(lo, clperm_sg_shuffle_u32(lo, lane ^ d, scr));
+        hi = max(hi, clperm_sg_shuffle_u32(hi, lane ^ d, scr));
+    }
+#endif
+#if CLPERM_RS_W > CLPERM_RS_SPAN
+    const uint sg = t / CLPERM_RS_W;
+    if (r == 0) {
+        rs_lo[sg] = 0xFFFFFFFFu;
+        rs_hi[sg] = 0u;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (r % CLPERM_RS_SPAN == 0 && lo <= hi) {
+        atomic_min(&rs_lo[sg], lo);
+        atomic_max(&rs_hi[sg], hi);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    lo = rs_lo[sg];
+    hi = rs_hi[sg];
+#endif
+    const uint range = hi - lo; /* a segment of padding alone: 1 */
+    const uint s = range >> CLPERM_RS_C ? 32u - (uint)clz(range) - CLPERM_RS_C : 0u;
+    CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) a[e] =
+        (i0 + e < len ? (a[e] - lo) >> s : CLPERM_RS_CMAX) << CLPERM_RS_LOGT | (i0 + e);
+    /* pass 0 sorts (compressed key, place); where that left a run too long to put in order, pass
+     * 3 sorts its words again by run and dropped bits, or where those do not fit a word, pass 1
+     * sorts (the dropped bits, place) and pass 2 (compressed key, the place pass 1 gave). */
+    uint pass = 0;
 #endif
     uint ping = 0;
-    CLPERM_RS_UNROLL for (uint pass = 0; pass < CLPERM_RS_PASSES; pass++) {
-#if CLPERM_RS_VALUES
-        if (pass == 1) {
-            /* The second sort's words: (the key's other bits, the place the first sort gave it); the
-             * first's words kept by place. */
-            uint h[CLPERM_RS_N];
-            barrier(CLK_LOCAL_MEM_FENCE);
-            CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
-                h[e] = rs_at[CLPERM_RS_AT(f, a[e] & CLPERM_RS_M)] & ~CLPERM_RS_M;
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-            CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
-                rs_at[t * CLPERM_RS_S + e] = a[e];
-                a[e] = h[e] | (i0 + e);
-            }
-        }
-#endif
+    for (;;) {
         CLPERM_RS_UNROLL for (uint k = 2; k <= CLPERM_RS_T; k <<= 1) {
             CLPERM_RS_UNROLL for (uint j = k >> 1; j > 0; j >>= 1) {
                 const int mirror = j == (k >> 1);
@@ -259,14 +295,129 @@ clperm_sort_registers(__global uint *keys CLPERM_RS_VALUE_PARAMS, ulong n,
                     lower ? min(a[e], b[e]) : max(a[e], b[e]);
             }
         }
+#if CLPERM_RS_VALUES
+        if (pass == 0) {
+            /* Runs of one compressed key (of real keys, where the compression dropped bits) are
+             * put in (key, place) order: each place of a run counts the run's places that go
+             * before it (read from one exchange buffer) and writes its word there in the other. A
+             * run longer than CLPERM_RS_FIX sends the work-group to pass 3 (or 1 and 2): a place
+             * whose word matches the one FIX places away is in one, and a place that walks FIX
+             * places either way without leaving its run finds it so. The places of runs, rare
+             * in random keys, take a loop of their own that is not unrolled, so that it holds few
+             * registers. */
+            __local uint *x = xb[ping], *y = xb[ping ^ 1];
+            CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) x[t * CLPERM_RS_S + e] = a[e];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            uint runs = 0, long_run = 0; /* runs, bit e: place i0 + e is in a run */
+            /* Bit 0 of rs_fall: a run too long; bit 1: a segment whose pass 3 words would not fit. */
+            if (r == 0 && 2 * CLPERM_RS_LOGT + s > 32) atomic_or(&rs_fall, 2u);
+            if (s) {
+                CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
+                    const uint p = i0 + e, c = CLPERM_RS_RUN(a[e]);
+                    const uint before = e   ? CLPERM_RS_RUN(a[e - 1])
+                                        : p ? CLPERM_RS_RUN(x[CLPERM_RS_AT(f, p - 1)]) : ~0u;
+                    const uint after = e + 1 < CLPERM_RS_N ? CLPERM_RS_RUN(a[e + 1])
+                                       : p + 1 < CLPERM_RS_T ? CLPERM_RS_RUN(x[CLPERM_RS_AT(f, p + 1)]) : ~0u;
+                    if (c != ~0u && (c == before || c == after)) runs |= 1u << e;
+                }
+                for (uint m = runs; m && !long_run; m &= m - 1) {
+                    const uint p = i0 + 31 - (uint)clz(m & (0u - m)), w = x[CLPERM_RS_AT(f, p)];
+                    const uint c = CLPERM_RS_RUN(w);
+                    if ((p >= CLPERM_RS_FIX && CLPERM_RS_RUN(x[CLPERM_RS_AT(f, p - CLPERM_RS_FIX)]) == c) ||
+                        (p + CLPERM_RS_FIX < CLPERM_RS_T &&
+                         CLPERM_RS_RUN(x[CLPERM_RS_AT(f, p + CLPERM_RS_FIX)]) == c)) {
+                        long_run = 1;
+                        break;
+                    }
+                    const uint kw = rs_at[CLPERM_RS_AT(f, w & CLPERM_RS_M)];
+                    uint first = p, last = p, rank = 0;
+                    for (; first > 0 && p - first < CLPERM_RS_FIX; first--) {
+                        const uint u = x[CLPERM_RS_AT(f, first - 1)];
+                        if (CLPERM_RS_RUN(u) != c) break;
+                        rank += rs_at[CLPERM_RS_AT(f, u & CLPERM_RS_M)] <= kw;
+                    }
+                    for (; last + 1 < CLPERM_RS_T && last - p < CLPERM_RS_FIX; last++) {
+                        const uint u = x[CLPERM_RS_AT(f, last + 1)];
+                        if (CLPERM_RS_RUN(u) != c) break;
+                        rank += rs_at[CLPERM_RS_AT(f, u & CLPERM_RS_M)] < kw;
+                    }
+                    if (last - first >= CLPERM_RS_FIX)
+                        long_run = 1;
+                    else
+                        y[CLPERM_RS_AT(f, first + rank)] = w;
+                }
+            }
+#if CLPERM_RS_SPAN > 1
+            if (clperm_sg_any((int)long_run, scr) && lane == 0) atomic_or(&rs_fall, 1u);
+#else
+            if (long_run) atomic_or(&rs_fall, 1u);
+#endif
+            barrier(CLK_LOCAL_MEM_FENCE);
+            const uint fall = rs_fall;
+            if (!(fall & 1u)) {
+                CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) if (runs >> e & 1) a[e] =
+                    y[CLPERM_RS_AT(f, i0 + e)];
+                break;
+            }
+            if (!(fall & 2u)) {
+                /* Pass 3 sorts (the first place of the word's run, the bits the compression
+                 * dropped, the place in the run): ties fall back on pass 0's order. The first
+                 * place by a binary search of pass 0's words, which are then kept by place. The
+                 * words wait in the other buffer, a loop not unrolled making them. */
+                CLPERM_RS_ROLLED for (uint e = 0; e < CLPERM_RS_N; e++) {
+                    const uint p = i0 + e, w = x[CLPERM_RS_AT(f, p)], at = w & CLPERM_RS_M, run = w & ~CLPERM_RS_M;
+                    uint first = 0, end = p;
+                    while (first < end) {
+                        const uint mid = (first + end) >> 1;
+                        if (x[CLPERM_RS_AT(f, mid)] < run)
+                            first = mid + 1;
+                        else
+                            end = mid;
+                    }
+                    const uint low =
+                        at < len ? (rs_at[CLPERM_RS_AT(f, at)] - lo) & ((1u << s) - 1u) : (1u << s) - 1u;
+                    y[t * CLPERM_RS_S + e] = (first << s | low) << CLPERM_RS_LOGT | (p - first);
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+                CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
+                    rs_at[t * CLPERM_RS_S + e] = a[e];
+                    a[e] = y[t * CLPERM_RS_S + e];
+                }
+                pass = 3;
+                continue;
+            }
+            CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
+                const uint k = rs_at[t * CLPERM_RS_S + e];
+                a[e] = (i0 + e < len ? (k - lo) & ((1u << s) - 1u) : (1u << s) - 1u) << CLPERM_RS_LOGT | (i0 + e);
+            }
+            pass = 1;
+            continue;
+        }
+        if (pass == 1) {
+            /* (compressed key, the place pass 1 gave); pass 1's words kept by that place. */
+            uint h[CLPERM_RS_N];
+            CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
+                const uint p = a[e] & CLPERM_RS_M, k = rs_at[CLPERM_RS_AT(f, p)];
+                h[e] = p < len ? (k - lo) >> s : CLPERM_RS_CMAX;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
+                rs_at[t * CLPERM_RS_S + e] = a[e];
+                a[e] = h[e] << CLPERM_RS_LOGT | (i0 + e);
+            }
+            pass = 2;
+            continue;
+        }
+#endif
+        break;
     }
 #if CLPERM_RS_TRACE
     rs_rec[0] = rs_step;
 #endif
 #if CLPERM_RS_VALUES
     /* The values, read at their own places once every exchange is done, wait in the exchange
-     * buffers (both, as one array of values); then each key comes back from its two words, and
-     * takes the value of the place the first word names. */
+     * buffers (both, as one array of values); then each place takes the key and the value of the
+     * place its word names. */
     {
         __local CLPERM_RS_VT *vb = (__local CLPERM_RS_VT *)xb;
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -283,9 +434,21 @@ clperm_sort_registers(__global uint *keys CLPERM_RS_VALUE_PARAMS, ulong n,
         barrier(CLK_LOCAL_MEM_FENCE);
         CLPERM_RS_VT v[CLPERM_RS_N];
         CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
-            uint q = rs_at[CLPERM_RS_AT(f, a[e] & CLPERM_RS_M)];
-            a[e] = (a[e] & ~CLPERM_RS_M) | q >> CLPERM_RS_LOGT;
-            v[e] = i0 + e < len ? vb[CLPERM_RS_AT(f, q & CLPERM_RS_M)] : 0;
+            /* After pass 2 the key comes back from its compressed form and the bits pass 1 sorted;
+             * after pass 3 from pass 0's word at the run's first place plus the place in the run,
+             * and the dropped bits. */
+            uint p = a[e] & CLPERM_RS_M, k = rs_at[CLPERM_RS_AT(f, p)];
+            if (pass == 2) {
+                p = k & CLPERM_RS_M;
+                k = lo + ((a[e] >> CLPERM_RS_LOGT) << s | k >> CLPERM_RS_LOGT);
+            } else if (pass == 3) {
+                const uint low = a[e] >> CLPERM_RS_LOGT & ((1u << s) - 1u);
+                const uint q = rs_at[CLPERM_RS_AT(f, (a[e] >> (CLPERM_RS_LOGT + s)) + p)];
+                p = q & CLPERM_RS_M;
+                k = lo + ((q >> CLPERM_RS_LOGT) << s | low);
+            }
+            a[e] = k;
+            v[e] = i0 + e < len ? vb[CLPERM_RS_AT(f, p)] : 0;
         }
 #if CLPERM_RS_N >= 4 && !CLPERM_RS_LIST
         if (len == CLPERM_RS_T) {
