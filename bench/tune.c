@@ -20,7 +20,7 @@
 #endif
 
 #define TUNE_MAX_VALUES 32 /* tunables of one family */
-#define TUNE_MAX_JOBS 5
+#define TUNE_MAX_JOBS 6
 #define TUNE_MAX_SEEN 2048 /* candidates of one family remembered, so that none is timed twice */
 /* A change is kept when the jobs it moves get faster by more than this, twice over: on GPUs 1%; on
  * CPUs, whose times wander by more from run to run, 4%. */
@@ -101,11 +101,15 @@ static const tune_family tune_families[] = {
        {"sort_segmented", "sort", "sort_segmented", "skewed", "u32", BENCH_KIND_SORT_SEGMENTED, BENCH_BOUND_COPY, 8,
         .flags = 0},
        0, NULL},
+      {"segmented pairs 256",
+       {"sort_segmented", "sort", "sort_segmented", "fixed-pairs", "u32", BENCH_KIND_SORT_SEGMENTED, BENCH_BOUND_COPY,
+        16, .flags = 0, .value = CLPERM_TYPE_U32},
+       256, ",reg_pair_items,"},
       {"segmented pairs 2048",
        {"sort_segmented", "sort", "sort_segmented", "fixed-pairs", "u32", BENCH_KIND_SORT_SEGMENTED, BENCH_BOUND_COPY,
         16, .flags = 0, .value = CLPERM_TYPE_U32},
-       2048, NULL}},
-     5, NULL, 1.5, NULL, NULL},
+       2048, ",reg_pair_items_long,"}},
+     6, NULL, 1.5, NULL, NULL},
     {"permute",
      {PERMUTE_JOB("transpose-4B", BENCH_PERMUTE_SPECIAL, BENCH_PERM_TRANSPOSE, "u32", 4, ",kernel,tiles_4,tr_rows_4,"),
       PERMUTE_JOB("transpose-8B", BENCH_PERMUTE_SPECIAL, BENCH_PERM_TRANSPOSE, "u64", 8, ",kernel,tiles_8,"),

@@ -115,6 +115,7 @@ Test(tuning, rows_apply_in_order) {
     cr_assert_eq(t.permute.plan_fusion, 1);
     cr_assert_eq(t.tile.reg_items, 16);
     cr_assert_eq(t.tile.reg_pair_items, 8, "NVIDIA's network with values: 8 keys a work-item");
+    cr_assert_eq(t.tile.reg_pair_items_long, 16, "and 16 in segments of 1024 keys and more");
     p = profile_of(CLPERM_VENDOR_AMD, CL_DEVICE_TYPE_GPU, "gfx1100", 0);
     clperm__tuning_init(&p, &t);
     cr_assert_eq(t.scan.items_u32, 15);
@@ -130,6 +131,7 @@ Test(tuning, rows_apply_in_order) {
     cr_assert_eq(t.scan.stage, 0, "-1 in a row sets 0");
     cr_assert_eq(t.tile.reg_items, 0, "no register network on CPUs");
     cr_assert_eq(t.tile.reg_pair_items, 0, "no register network on CPUs");
+    cr_assert_eq(t.tile.reg_pair_items_long, 0, "no register network on CPUs");
     p.loop_limit = 65535;
     clperm__tuning_init(&p, &t);
     cr_assert_eq(t.scan.kernel, CLPERM_KERNEL_WORK_GROUP, "capped loops: work-group kernels over the CPUs' serial ones");

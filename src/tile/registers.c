@@ -16,26 +16,30 @@ typedef struct reg_plan {
     char options[256];
 } reg_plan;
 
-/* Keys a work-item, with values or without (the table's; 0: the network is off). */
-static int reg_items(const clperm_ctx *ctx, size_t value_bytes) {
-    int items = value_bytes ? ctx->tuning.tile.reg_pair_items : ctx->tuning.tile.reg_items;
+/* Keys a work-item for segments padded to t, with values or without (the table's; 0: the network
+ * is off). */
+static int reg_items(const clperm_ctx *ctx, size_t value_bytes, uint32_t t) {
+    const clperm__tile_tuning *tt = &ctx->tuning.tile;
+    int items = !value_bytes ? tt->reg_items : t >= 1024 ? tt->reg_pair_items_long : tt->reg_pair_items;
     if (ctx->params[CLPERM_PARAM_SEGMENT_SORT] == 1) return 0;
     if (ctx->params[CLPERM_PARAM_SEGMENT_SORT] == 2 && !items) return 8;
     return items;
 }
 
-int clperm__segment_sort(const clperm_ctx *ctx) { return reg_items(ctx, 0) ? 2 : 1; }
+int clperm__segment_sort(const clperm_ctx *ctx) { return reg_items(ctx, 0, 2) ? 2 : 1; }
 
 /* The plan for segments of up to `segment` keys with values of value_bytes (0: none): T the power
- * of two that holds them, N keys a work-item (the table's, at most T), a work-group of max(T,
+ * of two that holds them, N keys a work-item (the table's for T, at most T), a work-group of max(T,
  * 256 N, at most 2048) places. 0 where the network is off or the device cannot take it. */
 static int reg_plan_of(const clperm_ctx *ctx, uint64_t segment, size_t value_bytes, uint32_t pos_xor,
                        uint32_t neg_xor, int list, int trace, reg_plan *p) {
-    uint32_t items = (uint32_t)reg_items(ctx, value_bytes), log_t = 1;
-    if (!items || segment > REG_T_MAX || (value_bytes && trace)) return 0;
+    uint32_t log_t = 1;
+    if (segment > REG_T_MAX || (value_bytes && trace)) return 0;
     p->t = 2;
     p->value_bytes = value_bytes;
     while (p->t < segment) p->t *= 2, log_t++;
+    uint32_t items = (uint32_t)reg_items(ctx, value_bytes, p->t);
+    if (!items) return 0;
     p->n = items < p->t ? items : p->t;
     uint32_t places = 256 * p->n < 2048 ? 256 * p->n : 2048;
     if (places < p->t) places = p->t;

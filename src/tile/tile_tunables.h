@@ -11,7 +11,9 @@
     X(auto_sort, 1, 4, 0, "tile sorts: the clperm_tile_sort CLPERM_TILE_SORT_AUTO runs")              \
     X(reg_items, 0, 32, CLPERM_PARAM_POW2, "the register network of short segments: keys per work-item (0: off)")    \
     X(reg_pair_items, 0, 32, CLPERM_PARAM_POW2,                                                       \
-      "the register network of short segments with values: keys per work-item (0: off)")
+      "the register network of short segments with values, up to 512 keys: keys per work-item (0: off)")   \
+    X(reg_pair_items_long, 0, 32, CLPERM_PARAM_POW2,                                                  \
+      "the register network with values, segments of 1024 keys and more: keys per work-item (0: off)")
 
 CLPERM__FAMILY_TUNING(tile, CLPERM__TILE_TUNABLES);
 
