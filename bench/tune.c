@@ -301,6 +301,7 @@ typedef struct tune_state {
     } *seen;
     int nseen;
     double deadline;
+    double slowest; /* seconds of the family's slowest candidate yet (builds, timings, confirmation) */
     cJSON *doc;   /* the file being written */
     cJSON *entry; /* this device's entry in it */
 } tune_state;
@@ -628,12 +629,21 @@ static int tightens_caps(const tune_state *st, const int *v) {
  * the gain twice over; 1 when kept. A tighter register cap is kept where it is no slower by more
  * than half the gain, twice: it costs nothing then and leaves room for more items a work-item.
  * A candidate timed before for the same jobs is not timed again. */
+static int try_timed(tune_state *st, const int *v, unsigned mask, int round);
+
 static int try_values(tune_state *st, const int *v, unsigned mask, int round) {
     struct tune_seen key = {mask, {0}};
     for (int i = 0; i < st->space.count; i++) key.v[i] = st->moves[i] & mask ? v[i] : -1;
     for (int k = 0; k < st->nseen; k++)
         if (!memcmp(&st->seen[k], &key, sizeof key)) return 0;
     if (st->nseen < TUNE_MAX_SEEN) st->seen[st->nseen++] = key;
+    double t0 = bench_now();
+    int kept = try_timed(st, v, mask, round);
+    if (bench_now() - t0 > st->slowest) st->slowest = bench_now() - t0;
+    return kept;
+}
+
+static int try_timed(tune_state *st, const int *v, unsigned mask, int round) {
     char err[512], what[256] = "";
     for (int i = 0, at = 0; i < st->space.count; i++)
         if (v[i] != st->best[i] && at < (int)sizeof what)
@@ -689,8 +699,10 @@ static int try_values(tune_state *st, const int *v, unsigned mask, int round) {
     return 1;
 }
 
-static int time_left(double until) {
-    return !interrupted && bench_now() < until;
+/* Time for one more candidate: the family's slowest yet (at first its start's timing) ends before
+ * `until`, so that one candidate's builds (76 s on the 2-core PoCL 3.1 machine) do not run past it. */
+static int time_left(const tune_state *st, double until) {
+    return !interrupted && bench_now() + st->slowest < until;
 }
 
 /* The couples ",a:b," of the family as index pairs; their count. */
@@ -745,15 +757,15 @@ static int try_at_occupancy(tune_state *st, const int *v, int i, int round) {
  * work-item also at the cap of try_at_occupancy); 1 when a change was kept. */
 static int descend(tune_state *st, int round, double until) {
     int changed = 0;
-    for (int i = 0; i < st->space.count && time_left(until); i++) {
+    for (int i = 0; i < st->space.count && time_left(st, until); i++) {
         int cand[24];
         int nc = neighbours(st, i, st->best[i], cand);
-        for (int k = 0; k < nc && st->moves[i] && time_left(until); k++) {
+        for (int k = 0; k < nc && st->moves[i] && time_left(st, until); k++) {
             int v[TUNE_MAX_VALUES];
             memcpy(v, st->best, sizeof v);
             v[i] = cand[k];
             int kept = try_values(st, v, st->moves[i], round);
-            if (!kept && time_left(until)) kept = try_at_occupancy(st, v, i, round);
+            if (!kept && time_left(st, until)) kept = try_at_occupancy(st, v, i, round);
             changed |= kept;
         }
     }
@@ -767,8 +779,8 @@ static int descend(tune_state *st, int round, double until) {
 static int scale_tiles(tune_state *st, int round, double until) {
     static const int num[] = {2, 1, 3, 3}, den[] = {1, 2, 4, 2};
     int pairs[2 * TUNE_MAX_VALUES], n = couples_of(st, pairs), changed = 0;
-    for (int a = 0; a < st->space.count && !changed && time_left(until); a++)
-        for (int f = 0; f < 4 && !changed && time_left(until); f++) {
+    for (int a = 0; a < st->space.count && !changed && time_left(st, until); a++)
+        for (int f = 0; f < 4 && !changed && time_left(st, until); f++) {
             int v[TUNE_MAX_VALUES], others = 0, ea = effective(st, st->best, a);
             int ok = ea > 0 && (st->space.info[a].flags & (CLPERM_PARAM_POW2 | CLPERM_PARAM_SG_MULTIPLE));
             unsigned mask = st->moves[a];
@@ -811,7 +823,7 @@ static int move_couples(tune_state *st, int round, double until) {
         memcpy(moves[k], moves[r], sizeof t);
         memcpy(moves[r], t, sizeof t);
     }
-    for (int k = 0; k < count && time_left(until); k++) {
+    for (int k = 0; k < count && time_left(st, until); k++) {
         int v[TUNE_MAX_VALUES];
         memcpy(v, st->best, sizeof v);
         v[moves[k][0]] = moves[k][1];
@@ -823,7 +835,7 @@ static int move_couples(tune_state *st, int round, double until) {
 
 /* Pairs of any two tunables that move a job together, changed at random. */
 static int move_pairs(tune_state *st, int round, double until) {
-    for (int tries = 0; tries < 4 * st->space.count && time_left(until); tries++) {
+    for (int tries = 0; tries < 4 * st->space.count && time_left(st, until); tries++) {
         int a = rand() % st->space.count, b = rand() % st->space.count;
         if (a == b || !(st->moves[a] & st->moves[b])) continue;
         int ca[24], cb[24];
@@ -962,7 +974,8 @@ static int tune_family_run(tune_state *st, int fi, double share) {
     double start_total = evaluate(st, st->all, st->best_s, err, sizeof err);
     /* The search leaves the time of the final comparison (rounds of three timings of each job) and of the
      * check at the timed size within the family's share. */
-    until -= (3 * final_rounds(st) + 1) * (bench_now() - t_eval);
+    st->slowest = bench_now() - t_eval;
+    until -= (3 * final_rounds(st) + 1) * st->slowest;
     if (start_total < 0) {
         note("%s: the starting values fail (%s); the family is left out", st->fam->name, err);
         return 0;
@@ -974,7 +987,7 @@ static int tune_family_run(tune_state *st, int fi, double share) {
     doc_save(st);
     /* Coordinate descent, then moves of several tunables at once, until a round keeps nothing or
      * the family's time is spent (docs/tuning.md). */
-    for (int round = 1; !interrupted && bench_now() < until; round++)
+    for (int round = 1; time_left(st, until); round++)
         if (!descend(st, round, until) && !scale_tiles(st, round, until) && !move_couples(st, round, until) &&
             !move_pairs(st, round, until))
             break;
