@@ -246,7 +246,7 @@ double bench_measure(bench_dev *d, const bench_case *c, uint64_t n, uint64_t seg
         return bench_sort(d, c->key, c->value, c->bits, (c->flags & BENCH_ARGSORT) != 0, n, t, verify, extra, err,
                           errcap);
     case BENCH_KIND_SORT_SEGMENTED:
-        return bench_sort_segmented(d, segment, c->value, n, t, verify, extra, err, errcap);
+        return bench_sort_segmented(d, segment, c->value, c->keys, n, t, verify, extra, err, errcap);
     case BENCH_KIND_BOOST: return bench_boost_compute(d, c->op, n, t, err, errcap);
     case BENCH_KIND_RNG_FILL: return bench_rng_fill(d, &spec, n, t, verify, err, errcap);
     case BENCH_KIND_RNG_INKERNEL: return bench_rng_inkernel(d, &spec, n, t, err, errcap);

@@ -160,11 +160,12 @@ double bench_tile(bench_dev *d, clperm_tile_sort algorithm, uint64_t segment, un
  * extra_bytes: the temp buffers and the scratch. */
 double bench_sort(bench_dev *d, clperm_key_type key, clperm_type value, unsigned key_bits, int argsort, uint64_t n,
                   const bench_timing *t, bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap);
-/* Segmented sort (clperm_sort_segmented) of n random u32 keys, with random values of type `value`
- * (0: none), in segments of `segment` keys (0: a skewed mix of lengths, about log-uniform from 1
- * to 2^17), the same way. */
-double bench_sort_segmented(bench_dev *d, uint64_t segment, clperm_type value, uint64_t n, const bench_timing *t,
-                            bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap);
+/* Segmented sort (clperm_sort_segmented) of n random u32 keys (pattern: BENCH_KEYS_*), with random values
+ * of type `value` (0: none), in segments of `segment` keys (0: a skewed mix of lengths, about
+ * log-uniform from 1 to 2^17), the same way. */
+double bench_sort_segmented(bench_dev *d, uint64_t segment, clperm_type value, int pattern, uint64_t n,
+                            const bench_timing *t, bench_verify verify, uint64_t *extra_bytes, char *err,
+                            size_t errcap);
 /* A fill of n u32 by clperm_rng_fill. */
 double bench_rng_fill(bench_dev *d, const clperm_rng_spec *spec, uint64_t n, const bench_timing *t, bench_verify verify,
                       char *err, size_t errcap);
@@ -262,6 +263,11 @@ typedef enum bench_bound { BENCH_BOUND_NONE, BENCH_BOUND_COPY, BENCH_BOUND_GATHE
 #define BENCH_TABLE2 64u     /* an offline permutation of the paper's Table 2 (--table2)      */
 #define BENCH_ARGSORT 128u   /* a device-wide sort whose values are made by it (argsort)      */
 
+/* Keys of the segmented sorts (bench_case.keys): uniform over 32 bits; in threes that share all
+ * but their low 8 bits; two clusters 2^31 apart, each over its low 10 bits (the register
+ * network's pairs run slowest on the last two: docs/performance.md). */
+enum { BENCH_KEYS_UNIFORM = 0, BENCH_KEYS_THREES, BENCH_KEYS_SPLIT };
+
 /* The offline permutations' algorithms (bench_case.algorithm) and permutations (.perm). */
 enum { BENCH_PERMUTE_D = 1, BENCH_PERMUTE_S, BENCH_PERMUTE_SCHEDULED, BENCH_PERMUTE_SPECIAL };
 enum {
@@ -295,6 +301,7 @@ typedef struct bench_case {
     clperm_key_type key;              /* device-wide sorts: the keys                          */
     clperm_type value;                /* and the values (0: keys only)                         */
     int perm;                         /* permute: the permutation, BENCH_PERM_*              */
+    int keys;                         /* segmented sorts: BENCH_KEYS_*                        */
 } bench_case;
 
 extern const bench_case bench_cases[];

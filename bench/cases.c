@@ -141,7 +141,9 @@ const bench_case bench_cases[] = {
 
     /* Device-wide sorts of random keys (and values), in place; Boost.Compute's sort of u32 keys on
      * the same device. Then segmented sorts of u32 keys: segments of each --segments size (keys
-     * alone and with u32 values), and a skewed mix of lengths (about log-uniform from 1 to 2^17). */
+     * alone and with u32 values; with u32 values, keys in threes that share all but their low 8
+     * bits and keys in two clusters 2^31 apart, BENCH_KEYS_*), and a skewed mix of lengths (about
+     * log-uniform from 1 to 2^17). */
     {"sort", "sort", "sort", "u32", "u32", BENCH_KIND_SORT, COPY, 8, .flags = 0, .key = CLPERM_KEY_U32},
     {"sort", "sort", "sort", "u32-u32", "u32", BENCH_KIND_SORT, COPY, 16, .flags = 0, .key = CLPERM_KEY_U32,
      .value = CLPERM_TYPE_U32},
@@ -163,6 +165,10 @@ const bench_case bench_cases[] = {
      .flags = BENCH_PER_SEGMENT},
     {"sort_segmented", "sort", "sort_segmented", "fixed-pairs", "u32", BENCH_KIND_SORT_SEGMENTED, COPY, 16,
      .flags = BENCH_PER_SEGMENT, .value = CLPERM_TYPE_U32},
+    {"sort_segmented", "sort", "sort_segmented", "threes-pairs", "u32", BENCH_KIND_SORT_SEGMENTED, COPY, 16,
+     .flags = BENCH_PER_SEGMENT, .value = CLPERM_TYPE_U32, .keys = BENCH_KEYS_THREES},
+    {"sort_segmented", "sort", "sort_segmented", "split-pairs", "u32", BENCH_KIND_SORT_SEGMENTED, COPY, 16,
+     .flags = BENCH_PER_SEGMENT, .value = CLPERM_TYPE_U32, .keys = BENCH_KEYS_SPLIT},
     {"sort_segmented", "sort", "sort_segmented", "skewed", "u32", BENCH_KIND_SORT_SEGMENTED, COPY, 8, .flags = 0},
 
     /* Generators: fills of u32 (4 bytes written per number), then at the last size the rates of

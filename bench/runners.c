@@ -285,8 +285,9 @@ double bench_sort(bench_dev *d, clperm_key_type key, clperm_type value, unsigned
     return s;
 }
 
-double bench_sort_segmented(bench_dev *d, uint64_t segment, clperm_type value, uint64_t n, const bench_timing *t,
-                            bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap) {
+double bench_sort_segmented(bench_dev *d, uint64_t segment, clperm_type value, int pattern, uint64_t n,
+                            const bench_timing *t, bench_verify verify, uint64_t *extra_bytes, char *err,
+                            size_t errcap) {
     if (n >= (UINT64_C(1) << 32)) {
         snprintf(err, errcap, "n must be below 2^32 (u32 offsets)");
         return -1;
@@ -307,6 +308,10 @@ double bench_sort_segmented(bench_dev *d, uint64_t segment, clperm_type value, u
         bench_host_random(values, r.value_bytes, BENCH_SORT_SEED + 1) != 0) {
         snprintf(err, errcap, "out of host memory");
     } else {
+        for (uint64_t i = 0; i < n; i++) {
+            if (pattern == BENCH_KEYS_THREES && i % 3) keys[i] = (keys[i - i % 3] & ~0xFFu) | (keys[i] & 0xFFu);
+            if (pattern == BENCH_KEYS_SPLIT) keys[i] &= 0x800003FFu;
+        }
         /* Fixed lengths, or lengths about log-uniform in [1, 2^17). */
         uint64_t z = BENCH_SORT_SEED + 2, at = 0, count = 0;
         offsets[0] = 0;
