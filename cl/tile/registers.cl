@@ -26,13 +26,14 @@
  * high bits over a wide range, such as small keys beside a few large ones) sends the whole
  * work-group to a second sort, of (the place where the word's run starts, the dropped bits, the
  * place in the run), whose ties fall back on the first sort's order; where those do not fit 32
- * bits (2B + s > 32: T = 2048 and hi - lo >= 2^31), to two more, least significant digit first:
- * (the dropped bits, place), then (compressed key, the place that sort gave). A work-item finds
- * what a word names in a third local buffer, by place: the ordered keys (after a second sort, the
- * first sort's words). Those reads go where the keys send them (a bank conflict is possible; the
- * trace records the keys-alone network). Once the keys are sorted, the values are read at their
- * own places into the exchange buffers, and each place takes the one its word names: a work-item
- * writes only the places it read, so no barrier over global memory is needed.
+ * bits (2B + s > 32: T = 2048 and hi - lo >= 2^31, T = 4096 and hi - lo >= 2^29, where local
+ * memory takes it), to two more, least significant digit first: (the dropped bits, place), then
+ * (compressed key, the place that sort gave). A work-item finds what a word names in a third
+ * local buffer, by place: the ordered keys (after a second sort, the first sort's words). Those
+ * reads go where the keys send them (a bank conflict is possible; the trace records the keys-alone
+ * network). Once the keys are sorted, the values are read at their own places into the exchange
+ * buffers, and each place takes the one its word names: a work-item writes only the places it
+ * read, so no barrier over global memory is needed.
  *
  * Options:
  *   CLPERM_RS_N      keys per work-item, a power of two
