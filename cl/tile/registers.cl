@@ -135,6 +135,10 @@
 #define CLPERM_RS_CMAX (0xFFFFFFFFu >> CLPERM_RS_LOGT)
 #define CLPERM_RS_RUN(w) (((w) & CLPERM_RS_M) < len ? (w) >> CLPERM_RS_LOGT : ~0u)
 #define CLPERM_RS_FIX 16u
+/* Key k at a place below len (real) or past it: its compressed form, and the low s bits the
+ * compression dropped (padding the largest of each); lo and s are the segment's. */
+#define CLPERM_RS_HIGH(k, real) ((real) ? ((k) - lo) >> s : CLPERM_RS_CMAX)
+#define CLPERM_RS_LOW(k, real) ((real) ? ((k) - lo) & ((1u << s) - 1u) : (1u << s) - 1u)
 #endif
 
 #if CLPERM_RS_LIST
@@ -248,7 +252,7 @@ clperm_sort_registers(__global uint *keys CLPERM_RS_VALUE_PARAMS, ulong n,
     const uint range = hi - lo; /* a segment of padding alone: 1 */
     const uint s = range >> CLPERM_RS_C ? 32u - (uint)clz(range) - CLPERM_RS_C : 0u;
     CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) a[e] =
-        (i0 + e < len ? (a[e] - lo) >> s : CLPERM_RS_CMAX) << CLPERM_RS_LOGT | (i0 + e);
+        CLPERM_RS_HIGH(a[e], i0 + e < len) << CLPERM_RS_LOGT | (i0 + e);
     /* pass 0 sorts (compressed key, place); where that left a run too long to put in order, pass
      * 3 sorts its words again by run and dropped bits, or where those do not fit a word, pass 1
      * sorts (the dropped bits, place) and pass 2 (compressed key, the place pass 1 gave). */
@@ -317,8 +321,9 @@ clperm_sort_registers(__global uint *keys CLPERM_RS_VALUE_PARAMS, ulong n,
                     const uint p = i0 + e, c = CLPERM_RS_RUN(a[e]);
                     const uint before = e   ? CLPERM_RS_RUN(a[e - 1])
                                         : p ? CLPERM_RS_RUN(x[CLPERM_RS_AT(f, p - 1)]) : ~0u;
-                    const uint after = e + 1 < CLPERM_RS_N ? CLPERM_RS_RUN(a[e + 1])
-                                       : p + 1 < CLPERM_RS_T ? CLPERM_RS_RUN(x[CLPERM_RS_AT(f, p + 1)]) : ~0u;
+                    const uint after = e + 1 < CLPERM_RS_N   ? CLPERM_RS_RUN(a[e + 1])
+                                       : p + 1 < CLPERM_RS_T ? CLPERM_RS_RUN(x[CLPERM_RS_AT(f, p + 1)])
+                                                             : ~0u;
                     if (c != ~0u && (c == before || c == after)) runs |= 1u << e;
                 }
                 for (uint m = runs; m && !long_run; m &= m - 1) {
@@ -366,7 +371,8 @@ clperm_sort_registers(__global uint *keys CLPERM_RS_VALUE_PARAMS, ulong n,
                  * place by a binary search of pass 0's words, which are then kept by place. The
                  * words wait in the other buffer, a loop not unrolled making them. */
                 CLPERM_RS_ROLLED for (uint e = 0; e < CLPERM_RS_N; e++) {
-                    const uint p = i0 + e, w = x[CLPERM_RS_AT(f, p)], at = w & CLPERM_RS_M, run = w & ~CLPERM_RS_M;
+                    const uint p = i0 + e, w = x[CLPERM_RS_AT(f, p)], at = w & CLPERM_RS_M;
+                    const uint run = w & ~CLPERM_RS_M;
                     uint first = 0, end = p;
                     while (first < end) {
                         const uint mid = (first + end) >> 1;
@@ -375,8 +381,7 @@ clperm_sort_registers(__global uint *keys CLPERM_RS_VALUE_PARAMS, ulong n,
                         else
                             end = mid;
                     }
-                    const uint low =
-                        at < len ? (rs_at[CLPERM_RS_AT(f, at)] - lo) & ((1u << s) - 1u) : (1u << s) - 1u;
+                    const uint low = CLPERM_RS_LOW(rs_at[CLPERM_RS_AT(f, at)], at < len);
                     y[t * CLPERM_RS_S + e] = (first << s | low) << CLPERM_RS_LOGT | (p - first);
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
@@ -388,8 +393,7 @@ clperm_sort_registers(__global uint *keys CLPERM_RS_VALUE_PARAMS, ulong n,
                 continue;
             }
             CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
-                const uint k = rs_at[t * CLPERM_RS_S + e];
-                a[e] = (i0 + e < len ? (k - lo) & ((1u << s) - 1u) : (1u << s) - 1u) << CLPERM_RS_LOGT | (i0 + e);
+                a[e] = CLPERM_RS_LOW(rs_at[t * CLPERM_RS_S + e], i0 + e < len) << CLPERM_RS_LOGT | (i0 + e);
             }
             pass = 1;
             continue;
@@ -398,8 +402,8 @@ clperm_sort_registers(__global uint *keys CLPERM_RS_VALUE_PARAMS, ulong n,
             /* (compressed key, the place pass 1 gave); pass 1's words kept by that place. */
             uint h[CLPERM_RS_N];
             CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
-                const uint p = a[e] & CLPERM_RS_M, k = rs_at[CLPERM_RS_AT(f, p)];
-                h[e] = p < len ? (k - lo) >> s : CLPERM_RS_CMAX;
+                const uint p = a[e] & CLPERM_RS_M;
+                h[e] = CLPERM_RS_HIGH(rs_at[CLPERM_RS_AT(f, p)], p < len);
             }
             barrier(CLK_LOCAL_MEM_FENCE);
             CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
