@@ -117,16 +117,19 @@ static uint64_t tile_of(clperm_ctx *ctx) {
 /* Key patterns. */
 /* Digits that do not vary, whose passes Onesweep skips: FEW and SMALL in the high digits,
  * HIGH_BITS in the low ones, ONE_HIGH and ONE_LOW in all digits but one, EQUAL in all.
- * After PATTERNS, two that only the register network's pairs take: TRIPLES, keys in threes that
- * share all but their low 8 bits (short runs of one compressed key), and SPLIT, two clusters
- * 2^31 apart, each over its low 10 bits (long runs: the network's second sorts). */
+ * After PATTERNS, those that only the register network's pairs take: TRIPLES, keys in threes
+ * that share all but their low 8 bits (short runs of one compressed key, at every place: the
+ * network's second sort); TWINS, one key in 16 sharing all but its low 8 bits with the one before
+ * (a few short runs, put in order where they lie); SPLIT, two clusters 2^31 apart, each over its
+ * low 10 bits (long runs, two of them: the second sort); MIXED, one key in 4 below 2^10, the rest
+ * uniform (a long run beside many short ones: at 2048 keys the second and third sorts). */
 enum {
     RANDOM, FEW, EQUAL, ASCENDING, DESCENDING, HIGH_BITS, SPECIAL, SMALL, ONE_HIGH, ONE_LOW, PATTERNS,
-    TRIPLES = PATTERNS, SPLIT
+    TRIPLES = PATTERNS, TWINS, SPLIT, MIXED
 };
 static const char *const pattern_names[] = {"random",      "few",         "equal",   "ascending", "descending",
                                             "high-bits",   "special",     "small",   "one-high-bit",
-                                            "one-low-bit", "triples",     "split"};
+                                            "one-low-bit", "triples",     "twins",   "split",     "mixed"};
 
 static const uint32_t f32_special[] = {0x7FC00000u, 0xFFC00000u, 0x7F800000u, 0xFF800000u, 0x00000000u,
                                        0x80000000u, 0x3F800000u, 0xBF800000u, 0x00000001u, 0x80000001u,
@@ -160,7 +163,13 @@ static void fill_keys(void *keys, clperm_key_type type, uint64_t n, int pattern,
         case ONE_HIGH: k = UINT64_C(0x5A5A5A5A5A5A5A5A) ^ ((k & 1) << (8 * ks - 1)); break;
         case ONE_LOW: k = UINT64_C(0x5A5A5A5A5A5A5A5A) ^ (k & 1); break;
         case TRIPLES: k = (test_item(keys, i - i % 3, ks) & ~UINT64_C(0xFF)) | (k & 0xFF); break;
+        case TWINS:
+            if (i % 16 == 1) k = (test_item(keys, i - 1, ks) & ~UINT64_C(0xFF)) | (k & 0xFF);
+            break;
         case SPLIT: k &= (UINT64_C(1) << (8 * ks - 1)) | 0x3FF; break;
+        case MIXED:
+            if (i % 4 == 0) k &= 0x3FF;
+            break;
         default: break;
         }
         memcpy((char *)keys + i * ks, &k, ks);
@@ -956,11 +965,12 @@ Test(sort_segmented, register_network) {
             check_segmented(ctx, key_types[t], l & 1 ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32, CLPERM_TYPE_U32, same,
                             segments, 0, 3, (clperm_sort_order){(int)((l / 2) & 1), 0, 0}, t == 2 ? SPECIAL : FEW,
                             seed + 50 + l);
-            /* Keys of a wide range: runs of one compressed key, short (triples, random) and long
-             * (split: the network's second sort, and at 2048 keys its second and third). */
-            for (int pattern = 0; pattern < 3; pattern++) {
-                if (pair_count > 1 && pattern != (int)(l % 3) && pair_lengths[l] != 2048) continue;
-                const int kinds[] = {TRIPLES, SPLIT, RANDOM};
+            /* Keys of a wide range: runs of one compressed key, short (triples, twins, random) and
+             * long (split, mixed): the second sort where runs are many or long, at 2048 keys the
+             * third too (mixed). */
+            for (int pattern = 0; pattern < 5; pattern++) {
+                if (pair_count > 1 && pattern != (int)(l % 5) && pair_lengths[l] != 2048) continue;
+                const int kinds[] = {TRIPLES, TWINS, SPLIT, MIXED, RANDOM};
                 check_segmented(ctx, key_types[l % 2], l & 1 ? CLPERM_TYPE_U32 : CLPERM_TYPE_U64, CLPERM_TYPE_U32,
                                 same, segments, 0, 3, (clperm_sort_order){(int)(l & 1), 0, 0}, kinds[pattern],
                                 seed + 60 + l);

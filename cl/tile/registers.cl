@@ -23,11 +23,12 @@
  * else each run of one compressed key (a tie the dropped bits may break; random keys at T = 2048
  * make about one pair a segment) is put in (key, place) order where it lies, each place counting
  * the run's places that go before it. A run longer than CLPERM_RS_FIX (keys that tie in their
- * high bits over a wide range, such as small keys beside a few large ones) sends the whole
- * work-group to a second sort, of (the place where the word's run starts, the dropped bits, the
- * place in the run), whose ties fall back on the first sort's order; where those do not fit 32
- * bits (2B + s > 32: T = 2048 and hi - lo >= 2^31, T = 4096 and hi - lo >= 2^29, where local
- * memory takes it), to two more, least significant digit first: (the dropped bits, place), then
+ * high bits over a wide range, such as small keys beside a few large ones), or a work-item with
+ * more places in runs than CLPERM_RS_MANY (keys in small groups that tie in their high bits),
+ * sends the whole work-group to a second sort, of (the word's run, numbered by a scan of the
+ * places where runs start; the dropped bits; the place in the first sort); where a segment has
+ * too many runs for that word (2^(32 - B - s) or more; at T = 2048 with hi - lo >= 2^31, over
+ * 1024), to two more, least significant digit first: (the dropped bits, place), then
  * (compressed key, the place that sort gave). A work-item finds what a word names in a third
  * local buffer, by place: the ordered keys (after a second sort, the first sort's words). Those
  * reads go where the keys send them (a bank conflict is possible; the trace records the keys-alone
@@ -135,6 +136,10 @@
 #define CLPERM_RS_CMAX (0xFFFFFFFFu >> CLPERM_RS_LOGT)
 #define CLPERM_RS_RUN(w) (((w) & CLPERM_RS_M) < len ? (w) >> CLPERM_RS_LOGT : ~0u)
 #define CLPERM_RS_FIX 16u
+/* A work-item with more places in runs than this sends the work-group to pass 3: their loop costs
+ * a subgroup the most places one of its work-items holds, which a few pairs in random keys must
+ * not reach. */
+#define CLPERM_RS_MANY (3u * CLPERM_RS_N / 4u)
 /* Key k at a place below len (real) or past it: its compressed form, and the low s bits the
  * compression dropped (padding the largest of each); lo and s are the segment's. */
 #define CLPERM_RS_HIGH(k, real) ((real) ? ((k) - lo) >> s : CLPERM_RS_CMAX)
@@ -220,6 +225,11 @@ clperm_sort_registers(__global uint *keys CLPERM_RS_VALUE_PARAMS, ulong n,
     __local uint rs_lo[CLPERM_RS_G], rs_hi[CLPERM_RS_G];
 #endif
     __local uint rs_fall;
+#if CLPERM_RS_SPAN == 1
+    __local uint rs_tot[CLPERM_WG_SIZE]; /* pass 3's count of run starts: a work-item's */
+#elif CLPERM_RS_W > CLPERM_RS_SPAN
+    __local uint rs_tot[CLPERM_WG_SIZE / CLPERM_RS_SPAN]; /* a subgroup's */
+#endif
     const uint f = t - r;
     if (t == 0) rs_fall = 0u;
     uint lo = 0xFFFFFFFFu, hi = 0u;
@@ -314,8 +324,8 @@ clperm_sort_registers(__global uint *keys CLPERM_RS_VALUE_PARAMS, ulong n,
             CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) x[t * CLPERM_RS_S + e] = a[e];
             barrier(CLK_LOCAL_MEM_FENCE);
             uint runs = 0, long_run = 0; /* runs, bit e: place i0 + e is in a run */
-            /* Bit 0 of rs_fall: a run too long; bit 1: a segment whose pass 3 words would not fit. */
-            if (r == 0 && 2 * CLPERM_RS_LOGT + s > 32) atomic_or(&rs_fall, 2u);
+            /* Bit 0 of rs_fall: a run too long, or a work-item with more places in runs than
+             * pass 3 costs; bit 1: a segment whose pass 3 words would not fit. */
             if (s) {
                 CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
                     const uint p = i0 + e, c = CLPERM_RS_RUN(a[e]);
@@ -326,32 +336,39 @@ clperm_sort_registers(__global uint *keys CLPERM_RS_VALUE_PARAMS, ulong n,
                                                              : ~0u;
                     if (c != ~0u && (c == before || c == after)) runs |= 1u << e;
                 }
-                for (uint m = runs; m && !long_run; m &= m - 1) {
-                    const uint p = i0 + 31 - (uint)clz(m & (0u - m)), w = x[CLPERM_RS_AT(f, p)];
-                    const uint c = CLPERM_RS_RUN(w);
-                    if ((p >= CLPERM_RS_FIX && CLPERM_RS_RUN(x[CLPERM_RS_AT(f, p - CLPERM_RS_FIX)]) == c) ||
-                        (p + CLPERM_RS_FIX < CLPERM_RS_T &&
-                         CLPERM_RS_RUN(x[CLPERM_RS_AT(f, p + CLPERM_RS_FIX)]) == c)) {
-                        long_run = 1;
-                        break;
-                    }
-                    const uint kw = rs_at[CLPERM_RS_AT(f, w & CLPERM_RS_M)];
-                    uint first = p, last = p, rank = 0;
-                    for (; first > 0 && p - first < CLPERM_RS_FIX; first--) {
-                        const uint u = x[CLPERM_RS_AT(f, first - 1)];
-                        if (CLPERM_RS_RUN(u) != c) break;
-                        rank += rs_at[CLPERM_RS_AT(f, u & CLPERM_RS_M)] <= kw;
-                    }
-                    for (; last + 1 < CLPERM_RS_T && last - p < CLPERM_RS_FIX; last++) {
-                        const uint u = x[CLPERM_RS_AT(f, last + 1)];
-                        if (CLPERM_RS_RUN(u) != c) break;
-                        rank += rs_at[CLPERM_RS_AT(f, u & CLPERM_RS_M)] < kw;
-                    }
-                    if (last - first >= CLPERM_RS_FIX)
-                        long_run = 1;
-                    else
-                        y[CLPERM_RS_AT(f, first + rank)] = w;
+            }
+            /* The subgroup's loop lasts as long as its longest: one work-item with too many
+             * places in runs sends it to pass 3. */
+#if CLPERM_RS_SPAN > 1
+            long_run = (uint)clperm_sg_any(popcount(runs) > CLPERM_RS_MANY, scr);
+#else
+            long_run = (uint)popcount(runs) > CLPERM_RS_MANY;
+#endif
+            for (uint m = runs; m && !long_run; m &= m - 1) {
+                const uint p = i0 + 31 - (uint)clz(m & (0u - m)), w = x[CLPERM_RS_AT(f, p)];
+                const uint c = CLPERM_RS_RUN(w);
+                if ((p >= CLPERM_RS_FIX && CLPERM_RS_RUN(x[CLPERM_RS_AT(f, p - CLPERM_RS_FIX)]) == c) ||
+                    (p + CLPERM_RS_FIX < CLPERM_RS_T &&
+                     CLPERM_RS_RUN(x[CLPERM_RS_AT(f, p + CLPERM_RS_FIX)]) == c)) {
+                    long_run = 1;
+                    break;
                 }
+                const uint kw = rs_at[CLPERM_RS_AT(f, w & CLPERM_RS_M)];
+                uint first = p, last = p, rank = 0;
+                for (; first > 0 && p - first < CLPERM_RS_FIX; first--) {
+                    const uint u = x[CLPERM_RS_AT(f, first - 1)];
+                    if (CLPERM_RS_RUN(u) != c) break;
+                    rank += rs_at[CLPERM_RS_AT(f, u & CLPERM_RS_M)] <= kw;
+                }
+                for (; last + 1 < CLPERM_RS_T && last - p < CLPERM_RS_FIX; last++) {
+                    const uint u = x[CLPERM_RS_AT(f, last + 1)];
+                    if (CLPERM_RS_RUN(u) != c) break;
+                    rank += rs_at[CLPERM_RS_AT(f, u & CLPERM_RS_M)] < kw;
+                }
+                if (last - first >= CLPERM_RS_FIX)
+                    long_run = 1;
+                else
+                    y[CLPERM_RS_AT(f, first + rank)] = w;
             }
 #if CLPERM_RS_SPAN > 1
             if (clperm_sg_any((int)long_run, scr) && lane == 0) atomic_or(&rs_fall, 1u);
@@ -365,24 +382,46 @@ clperm_sort_registers(__global uint *keys CLPERM_RS_VALUE_PARAMS, ulong n,
                     y[CLPERM_RS_AT(f, i0 + e)];
                 break;
             }
-            if (!(fall & 2u)) {
-                /* Pass 3 sorts (the first place of the word's run, the bits the compression
-                 * dropped, the place in the run): ties fall back on pass 0's order. The first
-                 * place by a binary search of pass 0's words, which are then kept by place. The
-                 * words wait in the other buffer, a loop not unrolled making them. */
+            /* Pass 3 sorts (the word's run, the bits the compression dropped, its place in pass
+             * 0), which keeps equal keys in pass 0's order. A run is numbered by the run starts
+             * (places whose compressed key differs from the place before) up to its place, counted
+             * over the segment by a scan: in registers, over the subgroup, then over the
+             * segment's subgroups. Where a segment's runs do not fit the word (2^(32 - B - s) or
+             * more), the work-group takes passes 1 and 2 instead. The words wait in the other
+             * buffer, a loop not unrolled making them; pass 0's words are then kept by place. */
+            uint prev = i0 ? x[CLPERM_RS_AT(f, i0 - 1)] >> CLPERM_RS_LOGT : ~0u, starts = 0;
+            CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
+                const uint c = a[e] >> CLPERM_RS_LOGT;
+                starts |= (uint)(c != prev) << e;
+                prev = c;
+            }
+            const uint own = (uint)popcount(starts);
+#if CLPERM_RS_SPAN > 1
+            uint seen = clperm_sg_scan_incl_add_u32(own, scr);
+#if CLPERM_RS_W < CLPERM_RS_SPAN
+            const uint ahead = clperm_sg_shuffle_u32(seen, (lane - r - 1) & (CLPERM_RS_SPAN - 1), scr);
+            if (lane != r) seen -= ahead; /* the lanes of the subgroup's segments before this one */
+#elif CLPERM_RS_W > CLPERM_RS_SPAN
+            if (lane == CLPERM_RS_SPAN - 1) rs_tot[t / CLPERM_RS_SPAN] = seen;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint j = f / CLPERM_RS_SPAN; j < t / CLPERM_RS_SPAN; j++) seen += rs_tot[j];
+#endif
+#else
+            rs_tot[t] = own;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            uint seen = 0;
+            for (uint j = f; j <= t; j++) seen += rs_tot[j];
+#endif
+            if (r == CLPERM_RS_W - 1 && (seen - 1u) >> (32u - CLPERM_RS_LOGT - s)) atomic_or(&rs_fall, 2u);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (!(rs_fall & 2u)) {
+                seen -= own;
                 CLPERM_RS_ROLLED for (uint e = 0; e < CLPERM_RS_N; e++) {
-                    const uint p = i0 + e, w = x[CLPERM_RS_AT(f, p)], at = w & CLPERM_RS_M;
-                    const uint run = w & ~CLPERM_RS_M;
-                    uint first = 0, end = p;
-                    while (first < end) {
-                        const uint mid = (first + end) >> 1;
-                        if (x[CLPERM_RS_AT(f, mid)] < run)
-                            first = mid + 1;
-                        else
-                            end = mid;
-                    }
-                    const uint low = CLPERM_RS_LOW(rs_at[CLPERM_RS_AT(f, at)], at < len);
-                    y[t * CLPERM_RS_S + e] = (first << s | low) << CLPERM_RS_LOGT | (p - first);
+                    const uint at = x[t * CLPERM_RS_S + e] & CLPERM_RS_M;
+                    seen += starts >> e & 1u;
+                    y[t * CLPERM_RS_S + e] =
+                        ((seen - 1u) << s | CLPERM_RS_LOW(rs_at[CLPERM_RS_AT(f, at)], at < len)) << CLPERM_RS_LOGT |
+                        (i0 + e);
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
                 CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
@@ -440,17 +479,15 @@ clperm_sort_registers(__global uint *keys CLPERM_RS_VALUE_PARAMS, ulong n,
         CLPERM_RS_VT v[CLPERM_RS_N];
         CLPERM_RS_UNROLL for (uint e = 0; e < CLPERM_RS_N; e++) {
             /* After pass 2 the key comes back from its compressed form and the bits pass 1 sorted;
-             * after pass 3 from pass 0's word at the run's first place plus the place in the run,
-             * and the dropped bits. */
+             * after pass 3 from pass 0's word at the place pass 3's word names, and the dropped
+             * bits. */
             uint p = a[e] & CLPERM_RS_M, k = rs_at[CLPERM_RS_AT(f, p)];
             if (pass == 2) {
                 p = k & CLPERM_RS_M;
                 k = lo + ((a[e] >> CLPERM_RS_LOGT) << s | k >> CLPERM_RS_LOGT);
             } else if (pass == 3) {
-                const uint low = a[e] >> CLPERM_RS_LOGT & ((1u << s) - 1u);
-                const uint q = rs_at[CLPERM_RS_AT(f, (a[e] >> (CLPERM_RS_LOGT + s)) + p)];
-                p = q & CLPERM_RS_M;
-                k = lo + ((q >> CLPERM_RS_LOGT) << s | low);
+                p = k & CLPERM_RS_M;
+                k = lo + ((k >> CLPERM_RS_LOGT) << s | (a[e] >> CLPERM_RS_LOGT & ((1u << s) - 1u)));
             }
             a[e] = k;
             v[e] = i0 + e < len ? vb[CLPERM_RS_AT(f, p)] : 0;
