@@ -44,10 +44,12 @@ static int reg_plan_of(const clperm_ctx *ctx, uint64_t segment, size_t value_byt
     uint32_t places = 256 * p->n < 2048 ? 256 * p->n : 2048;
     if (places < p->t) places = p->t;
     p->wg = places / p->n;
-    /* Two exchange buffers of N + 1 words a work-item (with values a third, and each segment's
-     * least and greatest key and the flag of its second sorts), the subgroup's. */
+    /* Two exchange buffers of N + 1 words a work-item (with values a third, each segment's least
+     * and greatest key and the flag of its second sorts), the subgroup's; with values, the second
+     * sort's scan: a word a subgroup (at most half a word a work-item), or where the subgroup has
+     * no shuffles and takes no local memory, a word a work-item (within the subgroup's 8 bytes). */
     uint64_t local = (value_bytes ? 3 : 2) * (uint64_t)p->wg * (p->n + 1) * 4 + (uint64_t)p->wg * 8;
-    if (value_bytes) local += 8 * (uint64_t)(p->wg / (p->t / p->n)) + 4;
+    if (value_bytes) local += 8 * (uint64_t)(p->wg / (p->t / p->n)) + 4 + 2 * (uint64_t)p->wg;
     if (p->wg > ctx->profile.max_work_group_size || local > ctx->profile.local_mem_bytes) return 0;
     clperm__buf o = clperm__buf_on(p->options, sizeof p->options);
     clperm__buf_add(&o,
