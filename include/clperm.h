@@ -323,7 +323,9 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
  *                    CLPERM_ERROR_UNSUPPORTED elsewhere), 3 the tile sorts' stable partition
  *                    (clperm_partition_segments, Afshani and Sitchinava's w-way partition) as a
  *                    step before the scatter (keys alone or with u32 values; docs/performance.md
- *                    has what it costs).
+ *                    has what it costs), 4 as 1 with the lanes of equal digit found by each
+ *                    or-ing its bit into a local word per digit instead of the ballots
+ *                    (subgroups of at most 32; NVIDIA's row, but for 16-byte values).
  *   SORT_DIGIT_BITS  bits per digit of the device-wide sort (auto: 8).
  *   SORT_WG_SIZE     work-group size of the device-wide sort's work-group kernels: a multiple
  *                    of the subgroup width (384 is allowed), else CLPERM_ERROR_UNSUPPORTED.
@@ -386,7 +388,7 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
     X(RNG_KERNEL, 14, 1, 2, 0, "rng_kernel")                                                       \
     X(SORT_ALGORITHM, 15, 1, 3, 0, "sort_algorithm")                                               \
     X(SORT_KERNEL, 16, 1, 2, 0, "sort_kernel")                                                     \
-    X(SORT_RANK, 17, CLPERM_RANK_VOTES, CLPERM_RANK_PRESORTED, 0, "sort_rank")                     \
+    X(SORT_RANK, 17, CLPERM_RANK_VOTES, CLPERM_RANK_ORMASK, 0, "sort_rank")                     \
     X(SORT_DIGIT_BITS, 18, 1, 8, 0, "sort_digit_bits")                                             \
     X(SORT_WG_SIZE, 19, 32, 1024, CLPERM_PARAM_WG, "sort_wg_size")                                \
     X(SORT_ITEMS, 20, 1, 65536, 0, "sort_items")                                                   \
@@ -972,7 +974,8 @@ CLPERM_API clperm_status clperm_sort_segmented_host(const clperm_sort_host_reque
                                                     clperm_type offset_type, uint64_t count);
 
 /* Bank conflicts of the tile ranking and reorder of the sort's work-group kernel (the one
- * CLPERM_PARAM_SORT_RANK and the other parameters choose): the kernel built with every
+ * CLPERM_PARAM_SORT_RANK and the other parameters choose; the votes where the device's row
+ * takes rank 4, CLPERM_ERROR_UNSUPPORTED where the parameter sets it): the kernel built with every
  * local-memory word access recorded, run for the first digit of `n` keys from the host (u32,
  * ascending), and the record checked in the model of clperm_sort_conflicts with 32 banks and
  * the subgroup width's work-items accessing together (shape.w 32, shape.m the keys per

@@ -72,6 +72,7 @@ typedef uint64_t clperm_u64;
 #define CLPERM_RANK_VOTES 1     /* subgroup ballots, one per digit bit      */
 #define CLPERM_RANK_MATCH 2     /* NVIDIA's match.any.sync                  */
 #define CLPERM_RANK_PRESORTED 3 /* a tile partition's runs, already in order */
+#define CLPERM_RANK_ORMASK 4    /* lanes' bits or-ed into a word per digit  */
 
 /* ---- subgroup implementations (clperm_sg_impl; -DCLPERM_SG_IMPL=) ---- */
 #define CLPERM_SG_USE_LOCAL 1 /* local memory and work-group barriers */

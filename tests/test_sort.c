@@ -40,6 +40,8 @@ static const config configs[] = {
     {"onesweep, votes, 5-bit digits, 32 x 3", 2, 1, 1, 5, 32, 3, 0, 0, 0},
     {"onesweep, votes, 512 x 16 at 40 registers", 2, 1, 1, 0, 512, 16, 0, 0, 40},
     {"onesweep, match.any", 2, 1, 2, 0, 0, 0, 0, 1, 0},
+    {"onesweep, match words", 2, 1, 4, 0, 0, 0, 0, 1, 0},
+    {"work-group reduce-then-scan, match words", 1, 1, 4, 0, 64, 4, 0, 1, 0},
     {"onesweep, tile partition", 2, 1, 3, 0, 64, 4, 0, 1, 0},
     {"reduce-then-scan, tile partition", 1, 1, 3, 0, 0, 0, 0, 0, 0},
 };

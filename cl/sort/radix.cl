@@ -43,6 +43,10 @@
  *   3  presorted: a tile sort's stable partition (cl/tile) has already ordered every
  *      sub-segment of CLPERM_SORT_SUB keys by digit; the tile reads where each digit's run
  *      starts and ends in each sub-segment instead of ranking.
+ *   4  as 1, the lanes holding the same digit found by each lane or-ing its bit into a word per
+ *      (subgroup, digit) in local memory, read back after a subgroup barrier, instead of the
+ *      ballots; the highest of them adds the count by an atomic and clears the word. Subgroups
+ *      of at most 32.
  * Keys are stable in every form: the rank of a key among keys of its digit is the count of such
  * keys before it in the tile, and tiles are placed in order.
  */
@@ -73,6 +77,12 @@
 #endif
 #if CLPERM_SORT_RANK == CLPERM_RANK_MATCH && CLPERM_SG_IMPL != CLPERM_SG_USE_PTX
 #error "match.any ranking needs the PTX subgroup implementation"
+#endif
+#if CLPERM_SORT_RANK == CLPERM_RANK_ORMASK && CLPERM_SG_WIDTH > 32
+#error "the match words' ranking takes subgroups of at most 32"
+#endif
+#if CLPERM_SORT_RANK == CLPERM_RANK_ORMASK && CLPERM_SORT_TRACE
+#error "the trace records the votes' ranking"
 #endif
 #if CLPERM_SORT_RANK == CLPERM_RANK_PRESORTED && !defined(CLPERM_SORT_SUB)
 #error "presorted ranking needs CLPERM_SORT_SUB"
@@ -105,6 +115,8 @@ typedef uint sort_mask;
 #if CLPERM_SORT_RANK == CLPERM_RANK_PRESORTED
 #define SORT_NSUB (SORT_TILE / CLPERM_SORT_SUB)
 #define SORT_RANK_BYTES (2 * SORT_NSUB * SORT_R * 4 + SORT_TILE * 4)
+#elif CLPERM_SORT_RANK == CLPERM_RANK_ORMASK
+#define SORT_RANK_BYTES (2 * SORT_NSG * SORT_R * 4) /* counters, then the match words */
 #else
 #define SORT_RANK_BYTES (SORT_NSG * SORT_R * 4)
 #endif
@@ -488,9 +500,9 @@ sort_tile(const __global sort_key *kin, __global sort_key *kout, const __global 
 #define SORT_POS(j) (sg * (CLPERM_SG_WIDTH * SORT_ITEMS) + (j) * CLPERM_SG_WIDTH + lane)
     const sort_mask below = ((sort_mask)1 << lane) - (sort_mask)1;
     __local uint *cnt = lw + sg * SORT_R; /* this subgroup's digit counters */
-    for (uint i0 = 0; i0 < SORT_NSG * SORT_R; i0 += SORT_WG) {
+    for (uint i0 = 0; i0 < SORT_RANK_BYTES / 4; i0 += SORT_WG) {
         uint i = i0 + lid;
-        if (i < SORT_NSG * SORT_R) {
+        if (i < SORT_RANK_BYTES / 4) {
             SORT_T(SORT_TB_LDS + i);
             lw[i] = 0;
         } else {
@@ -512,9 +524,21 @@ SORT_UNROLL
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
     /* Rank within the subgroup, round by round. */
+#if CLPERM_SORT_RANK == CLPERM_RANK_ORMASK
+    __local uint *mw = lw + SORT_NSG * SORT_R + sg * SORT_R; /* this subgroup's match words */
+#endif
 SORT_UNROLL
     for (uint j = 0; j < SORT_ITEMS; j++) {
         uint d = dig[j];
+#if CLPERM_SORT_RANK == CLPERM_RANK_ORMASK
+        /* The lanes of digit d: each ors its bit into the digit's word; the leader adds their
+         * count to the counter in one atomic (on the H200 faster than its load and store). */
+        atomic_or(&mw[d], 1u << lane);
+        sort_sg_sync(scr);
+        sort_mask m = mw[d];
+        uint leader = (uint)(SORT_MASK_BITS - 1) - (uint)clz(m), old = 0;
+        if (lane == leader) old = atomic_add(&cnt[d], (uint)popcount(m));
+#else
         sort_mask m = sort_match(d, scr);
         uint leader = (uint)(SORT_MASK_BITS - 1) - (uint)clz(m), old = 0;
         if (lane == leader) {
@@ -526,7 +550,12 @@ SORT_UNROLL
             SORT_T(SORT_IDLE);
             SORT_T(SORT_IDLE);
         }
+#endif
         old = clperm_sg_shuffle_u32(old, leader, scr);
+#if CLPERM_SORT_RANK == CLPERM_RANK_ORMASK
+        /* Every lane has read the word (its leader came from it): cleared for the next round. */
+        if (lane == leader) mw[d] = 0;
+#endif
         rank[j] = old + (uint)popcount(m & below);
         sort_sg_sync(scr);
     }

@@ -16,7 +16,8 @@ static void tile_shape(const clperm_ctx *ctx, size_t ks, size_t vs, size_t *wg, 
     const clperm__sort_tuning *t = &ctx->tuning.sort;
     int w = ks == 8 ? t->wg_size_64 : t->wg_size_32, k = ks == 8 ? t->items_64 : t->items_32;
     int wv = ks == 8 ? t->wg_size_64v : t->wg_size_32v, kv = ks == 8 ? t->items_64v : t->items_32v;
-    int r = vs ? (ks == 8 ? t->regs_64v : t->regs_32v) : (ks == 8 ? t->regs_64 : t->regs_32);
+    /* 16-byte values (the bucket shuffle's items): no cap (they hold twice the registers). */
+    int r = vs > 8 ? 0 : vs ? (ks == 8 ? t->regs_64v : t->regs_32v) : (ks == 8 ? t->regs_64 : t->regs_32);
     if (vs && wv) w = wv;
     if (vs && kv) k = kv;
     if (ctx->params[CLPERM_PARAM_SORT_WG_SIZE]) w = ctx->params[CLPERM_PARAM_SORT_WG_SIZE];
@@ -46,7 +47,7 @@ static size_t pass_local_bytes(const clperm__radix_plan *p, size_t ks, size_t vs
                                int labels) {
     size_t r = (size_t)1 << p->digit_bits, tile = p->wg * p->items;
     size_t rank = p->rank == CLPERM_RANK_PRESORTED ? 2 * (tile / p->sub) * r * 4 + tile * 4
-                                                   : (p->wg / width) * r * 4;
+                                                   : (p->wg / width) * r * 4 * (p->rank == CLPERM_RANK_ORMASK ? 2 : 1);
     if (labels && tile % 8 == 0) rank += tile;
     size_t xchg = tile * (ks > vs ? ks : vs);
     size_t lds = ((rank > xchg ? rank : xchg) + 7) / 8 * 8;
@@ -101,9 +102,13 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
          * The tile partitions (rank 3) carry u32 values only, and 32- and 64-bit keys. */
         int tiles_take = vs != 8 && CLPERM_KEY_TILES(job->key_type);
         if (!rparam && ((p->rank == CLPERM_RANK_MATCH && impl != CLPERM_SG_IMPL_PTX) ||
-                        (p->rank == CLPERM_RANK_PRESORTED && !tiles_take)))
+                        (p->rank == CLPERM_RANK_PRESORTED && !tiles_take) ||
+                        (p->rank == CLPERM_RANK_ORMASK && (width > 32 || trace))))
             p->rank = CLPERM_RANK_VOTES;
+        /* 16-byte values keep the votes: their label pass took 6% longer with the match words. */
+        if (!rparam && vs > 8 && p->rank == CLPERM_RANK_ORMASK) p->rank = CLPERM_RANK_VOTES;
         CLPERM_RETURN_IF(p->rank == CLPERM_RANK_MATCH && impl != CLPERM_SG_IMPL_PTX, CLPERM_ERROR_UNSUPPORTED);
+        CLPERM_RETURN_IF(p->rank == CLPERM_RANK_ORMASK && (width > 32 || trace), CLPERM_ERROR_UNSUPPORTED);
         if (p->rank == CLPERM_RANK_PRESORTED && !allow_presorted) p->rank = CLPERM_RANK_VOTES;
         CLPERM_RETURN_IF(p->rank == CLPERM_RANK_PRESORTED && !tiles_take, CLPERM_ERROR_UNSUPPORTED);
         uint64_t sub_max = p->rank == CLPERM_RANK_PRESORTED ? clperm__tile_partition_max(ctx, job->key_type) : 1;

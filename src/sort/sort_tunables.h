@@ -19,7 +19,7 @@
     X(regs_32v, 0, 255, CLPERM_PARAM_REGISTERS, "the same with values (no class takes another's)")                         \
     X(regs_64, 0, 255, CLPERM_PARAM_REGISTERS, "the same, 64-bit keys alone")                                              \
     X(regs_64v, 0, 255, CLPERM_PARAM_REGISTERS, "the same, 64-bit keys with values")                                       \
-    X(rank, CLPERM_RANK_VOTES, CLPERM_RANK_PRESORTED, 0, "CLPERM_PARAM_SORT_RANK")                    \
+    X(rank, CLPERM_RANK_VOTES, CLPERM_RANK_ORMASK, 0, "CLPERM_PARAM_SORT_RANK")                    \
     X(digit_bits, 1, 8, 0, "bits per digit")
 
 CLPERM__FAMILY_TUNING(sort, CLPERM__SORT_TUNABLES);
