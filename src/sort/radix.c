@@ -16,7 +16,8 @@ static void tile_shape(const clperm_ctx *ctx, size_t ks, size_t vs, size_t *wg, 
     const clperm__sort_tuning *t = &ctx->tuning.sort;
     int w = ks == 8 ? t->wg_size_64 : t->wg_size_32, k = ks == 8 ? t->items_64 : t->items_32;
     int wv = ks == 8 ? t->wg_size_64v : t->wg_size_32v, kv = ks == 8 ? t->items_64v : t->items_32v;
-    /* 16-byte values (the bucket shuffle's items): no cap (they hold twice the registers). */
+    /* 16-byte values (the bucket shuffle's items) keep no cap, and the votes (below): their
+     * programs as measured before the class took a cap and the match words. */
     int r = vs > 8 ? 0 : vs ? (ks == 8 ? t->regs_64v : t->regs_32v) : (ks == 8 ? t->regs_64 : t->regs_32);
     if (vs && wv) w = wv;
     if (vs && kv) k = kv;
@@ -105,7 +106,8 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
                         (p->rank == CLPERM_RANK_PRESORTED && !tiles_take) ||
                         (p->rank == CLPERM_RANK_ORMASK && (width > 32 || trace))))
             p->rank = CLPERM_RANK_VOTES;
-        /* 16-byte values keep the votes: their label pass took 6% longer with the match words. */
+        /* 16-byte values keep the votes: their label pass took 6% longer with the match words,
+         * capped or not. */
         if (!rparam && vs > 8 && p->rank == CLPERM_RANK_ORMASK) p->rank = CLPERM_RANK_VOTES;
         CLPERM_RETURN_IF(p->rank == CLPERM_RANK_MATCH && impl != CLPERM_SG_IMPL_PTX, CLPERM_ERROR_UNSUPPORTED);
         CLPERM_RETURN_IF(p->rank == CLPERM_RANK_ORMASK && (width > 32 || trace), CLPERM_ERROR_UNSUPPORTED);
