@@ -310,16 +310,18 @@ Test(caps, narrow_subgroups_shrink_the_sort_tile_to_fit) {
 
 /* The sort's plan counts the local memory of its pass kernel, and shrinks the tile until that
  * fits the device: the kernel as built must take no more than the plan counted (else, on a
- * device whose local memory it passes, it would not launch). Keys alone, pairs, u64 pairs and the
- * bucket shuffle's label programs (whose tiles keep their labels in local memory), at the
- * device's own subgroup width and at width 8 (more subgroups, more counters). */
+ * device whose local memory it passes, it would not launch). Keys alone, pairs, u64 pairs, the
+ * bucket shuffle's label programs (whose tiles keep their labels in local memory) and the
+ * segmented sort's kernel of a segment a work-group (values beside the keys in local memory), at
+ * the device's own subgroup width and at width 8 (more subgroups, more counters). */
 Test(caps, the_sort_plan_counts_its_kernels_local_memory) {
     static const struct {
         clperm_key_type key;
         size_t value_bytes;
-        int labels;
-    } jobs[] = {{CLPERM_KEY_U32, 0, 0}, {CLPERM_KEY_U32, 4, 0}, {CLPERM_KEY_U64, 8, 0},
-                {CLPERM_KEY_U32, 4, 1}, {CLPERM_KEY_U32, 16, 1}};
+        int labels, segments;
+    } jobs[] = {{CLPERM_KEY_U32, 0, 0, 0}, {CLPERM_KEY_U32, 4, 0, 0},  {CLPERM_KEY_U64, 8, 0, 0},
+                {CLPERM_KEY_U32, 4, 1, 0}, {CLPERM_KEY_U32, 16, 1, 0}, {CLPERM_KEY_U32, 0, 0, 1},
+                {CLPERM_KEY_U32, 4, 0, 1}, {CLPERM_KEY_U64, 8, 0, 1}};
     int checked = 0, eligible = 0;
     for (int narrow = 0; narrow <= 1; narrow++) {
         if (narrow) cr_assert_eq(setenv("CLPERM_SUBGROUP_WIDTH", "8", 1), 0);
@@ -334,7 +336,8 @@ Test(caps, the_sort_plan_counts_its_kernels_local_memory) {
             for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
                 unsigned width = jobs[j].key == CLPERM_KEY_U64 ? 64 : 32;
                 clperm__radix_job job = {jobs[j].key, jobs[j].value_bytes, NULL, NULL, NULL, NULL, 0, (1u << 20) + 3,
-                                         {width, 0, jobs[j].labels ? 8 : width, 0, 0, 0}, 0, jobs[j].labels};
+                                         {width, 0, jobs[j].labels ? 8 : width, 0, 0, 0}, 0, jobs[j].labels,
+                                         jobs[j].segments};
                 clperm__radix_plan plan;
                 st = clperm__radix_plan_job(ctx, &job, 0, 0, &plan);
                 if (st == CLPERM_ERROR_UNSUPPORTED) continue;
@@ -342,7 +345,9 @@ Test(caps, the_sort_plan_counts_its_kernels_local_memory) {
                              clperm_status_string(st));
                 if (plan.serial) continue;
                 cl_kernel k = NULL;
-                const char *name = plan.algorithm == 2 ? "clperm_radix_onesweep" : "clperm_radix_scatter";
+                const char *name = jobs[j].segments      ? "clperm_radix_segments"
+                                   : plan.algorithm == 2 ? "clperm_radix_onesweep"
+                                                         : "clperm_radix_scatter";
                 st = clperm__radix_kernel(ctx, &plan, name, &k);
                 cr_assert_eq(st, CLPERM_SUCCESS, "%s: %s of job %zu: %s", test_device_label(ctx), name, j,
                              clperm_status_string(st));

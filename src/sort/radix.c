@@ -41,18 +41,27 @@ static void tile_shape(const clperm_ctx *ctx, size_t ks, size_t vs, size_t *wg, 
     *items = k > 32 ? 32u : (unsigned)k;
 }
 
+/* A local array as compilers may place it, on a 16-byte boundary. */
+static size_t local_array(size_t bytes) { return (bytes + 15) / 16 * 16; }
+/* What a compiler adds of its own: NVIDIA's pass kernels at subgroups of 8 took 16 bytes more
+ * than their arrays. */
+#define KERNEL_OWN_LOCAL 16
+
 /* Local memory of the pass kernels (radix.cl's declarations), in bytes: subgroups of `width`,
  * sg_max the layer's bound on their count; label programs keep a tile's labels after the
- * ranking's words where the tile holds whole eights. */
+ * ranking's words where the tile holds whole eights; clperm_radix_segments (segments) keeps its
+ * digits' next places where the passes keep their tile number and flag. */
 static size_t pass_local_bytes(const clperm__radix_plan *p, size_t ks, size_t vs, size_t width, size_t sg_max,
-                               int labels) {
+                               int labels, int segments) {
     size_t r = (size_t)1 << p->digit_bits, tile = p->wg * p->items;
     size_t rank = p->rank == CLPERM_RANK_PRESORTED ? 2 * (tile / p->sub) * r * 4 + tile * 4
                                                    : (p->wg / width) * r * 4 * (p->rank == CLPERM_RANK_ORMASK ? 2 : 1);
     if (labels && tile % 8 == 0) rank += tile;
     size_t xchg = tile * (ks > vs ? ks : vs);
-    size_t lds = ((rank > xchg ? rank : xchg) + 7) / 8 * 8;
-    return lds + 2 * r * 4 + sg_max * 4 + 8 + r * 8 + p->wg * 8; /* tile_sh and skip_sh: 8 */
+    size_t lds = local_array(rank > xchg ? rank : xchg);
+    size_t own = segments ? local_array(r * 8) : 2 * local_array(4); /* run[], or tile_sh and skip_sh */
+    return lds + 2 * local_array(r * 4) + local_array(sg_max * 4) + own + local_array(r * 8) + local_array(p->wg * 8) +
+           KERNEL_OWN_LOCAL;
 }
 
 /* The largest power of two that divides t, at most cap. */
@@ -128,7 +137,7 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
                 sg_max = impl == CLPERM_SG_IMPL_KHR ? p->wg : p->wg / width;
             }
             if (p->rank == CLPERM_RANK_PRESORTED) p->sub = pow2_divisor(p->wg * p->items, sub_max);
-            p->local_bytes = pass_local_bytes(p, ks, vs, width, sg_max, job->labels);
+            p->local_bytes = pass_local_bytes(p, ks, vs, width, sg_max, job->labels, job->segments);
             if (p->local_bytes + 1024 <= ctx->profile.local_mem_bytes) break;
         }
         p->tile = (uint64_t)p->wg * p->items;
@@ -169,7 +178,7 @@ int clperm__sort_param(const clperm_ctx *ctx, clperm_param param, int *value) {
     default: return 0;
     }
     /* As a sort of u32 keys plans them; no keys: the serial kernels' smallest block. */
-    clperm__radix_job job = {CLPERM_KEY_U32, 0, NULL, NULL, NULL, NULL, 0, 0, {32, 0, 32, 0, 0, 0}, 0, 0};
+    clperm__radix_job job = {CLPERM_KEY_U32, 0, NULL, NULL, NULL, NULL, 0, 0, {32, 0, 32, 0, 0, 0}, 0, 0, 0};
     clperm__radix_plan p;
     if (clperm__radix_plan_job(ctx, &job, 0, 1, &p) != CLPERM_SUCCESS) {
         *value = ctx->params[param];

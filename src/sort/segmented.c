@@ -85,8 +85,10 @@ static clperm_status fill_lists(clperm_ctx *ctx, const seg_plan *sp, const clper
 /* A work-group (work-item on CPUs) per listed segment, entries [first, first + count). */
 static clperm_status sort_listed(clperm_ctx *ctx, const clperm__radix_job *job, cl_mem list, uint64_t first,
                                  uint64_t count) {
+    clperm__radix_job seg = *job;
+    seg.segments = 1;
     clperm__radix_plan rp;
-    CLPERM_TRY(clperm__radix_plan_job(ctx, job, 0, 0, &rp));
+    CLPERM_TRY(clperm__radix_plan_job(ctx, &seg, 0, 0, &rp));
     cl_kernel k;
     CLPERM_TRY(clperm__radix_kernel(ctx, &rp, "clperm_radix_segments", &k));
     if (count == 0) return CLPERM_SUCCESS; /* the kernel alone, ahead of the launches */

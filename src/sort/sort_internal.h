@@ -29,6 +29,7 @@ typedef struct clperm__radix_job {
     int labels;  /* the bucket shuffle's partition: keys are drawn as labels (radix_types.h), none
                   * read or written, bits.pos_xor and neg_xor carry the labels' key; the values
                   * stay in the temp buffers */
+    int segments; /* for clperm_radix_segments (a segment a work-group) */
 } clperm__radix_job;
 
 /* How it runs on the context's device. */
