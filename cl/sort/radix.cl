@@ -8,7 +8,7 @@
  * words through cl_khr_int64_base_atomics; 0: volatile 64-bit loads and stores, which NVIDIA
  * makes single accesses), CLPERM_SORT_SUB (rank 3: keys per partitioned sub-segment),
  * CLPERM_SORT_TRACE (record local-memory accesses), CLPERM_SORT_IOTA (argsort: positions as
- * values).
+ * values), CLPERM_SORT_JOINT (values through local memory beside their keys, below).
  *
  * A key's digit is `bits` bits of its order-preserving form (sort_key.h, masks pos_xor and
  * neg_xor, which also make a descending sort) from `shift` up. A tile is WG * ITEMS keys.
@@ -129,9 +129,21 @@ typedef uint sort_mask;
 #define SORT_LABEL_WORDS 0
 #define SORT_LABEL_BYTES 0
 #endif
-#define SORT_LDS_BYTES                                                                             \
-    SORT_MAX2(SORT_RANK_BYTES + SORT_LABEL_BYTES,                                                  \
-              SORT_TILE * SORT_MAX2((int)sizeof(sort_key), CLPERM_SORT_VALUE_BYTES))
+/* CLPERM_SORT_JOINT (values, ranks other than 3, no trace): a tile's values go to local memory
+ * beside its keys, in the same exchange, instead of after them in the keys' place. */
+#ifndef CLPERM_SORT_JOINT
+#define CLPERM_SORT_JOINT 0
+#endif
+#if CLPERM_SORT_JOINT && (!CLPERM_SORT_VALUE_BYTES || CLPERM_SORT_RANK == CLPERM_RANK_PRESORTED || CLPERM_SORT_TRACE)
+#error "the joint exchange takes values, ranks other than 3 and no trace"
+#endif
+#if CLPERM_SORT_JOINT
+#define SORT_JOINT_AT ((SORT_TILE * (int)sizeof(sort_key) + 15) / 16 * 16) /* the values' first byte */
+#define SORT_XCHG_BYTES (SORT_JOINT_AT + SORT_TILE * CLPERM_SORT_VALUE_BYTES)
+#else
+#define SORT_XCHG_BYTES (SORT_TILE * SORT_MAX2((int)sizeof(sort_key), CLPERM_SORT_VALUE_BYTES))
+#endif
+#define SORT_LDS_BYTES SORT_MAX2(SORT_RANK_BYTES + SORT_LABEL_BYTES, SORT_XCHG_BYTES)
 #define SORT_LDS_WORDS ((SORT_LDS_BYTES + 7) / 8)
 /* The kernels' local words, aligned for 16-byte values. */
 #define SORT_LDS_DECL __local ulong lds[SORT_LDS_WORDS] __attribute__((aligned(16)))
@@ -638,11 +650,24 @@ SORT_UNROLL
     __local sort_key *xk = (__local sort_key *)lds;
     const uint kw = (uint)sizeof(sort_key) / 4u; /* trace: words per key */
     (void)kw;
+#if CLPERM_SORT_JOINT
+    /* The values beside the keys. */
+    __local sort_val *xj = (__local sort_val *)((__local uchar *)lds + SORT_JOINT_AT);
+    sort_val v[SORT_ITEMS];
+SORT_UNROLL
+    for (uint j = 0; j < SORT_ITEMS; j++) {
+        uint e = SORT_POS(j);
+        v[j] = e >= valid ? (sort_val)0 : iota ? (sort_val)(base + e) : vin[base + e];
+    }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
 SORT_UNROLL
     for (uint j = 0; j < SORT_ITEMS; j++) {
         SORT_T(SORT_TB_LDS + kw * rank[j]);
         xk[rank[j]] = key[j];
+#if CLPERM_SORT_JOINT
+        xj[rank[j]] = v[j];
+#endif
     }
 #endif
     /* Where each digit's keys of this tile start in the output, less the digit's start in the
@@ -683,11 +708,14 @@ SORT_UNROLL
         if (i < valid) {
             SORT_T(SORT_TB_BASE + 2 * od[j]);
             if (!CLPERM_SORT_LABELS) kout[obase[od[j]] + i] = k;
+#if CLPERM_SORT_JOINT
+            vout[obase[od[j]] + i] = xj[i];
+#endif
         } else {
             SORT_T(SORT_IDLE);
         }
     }
-#if CLPERM_SORT_VALUE_BYTES
+#if CLPERM_SORT_VALUE_BYTES && !CLPERM_SORT_JOINT
     __local sort_val *xv = (__local sort_val *)lds;
     sort_val v[SORT_ITEMS];
 SORT_UNROLL

@@ -29,7 +29,8 @@ typedef struct clperm__radix_job {
     int labels;  /* the bucket shuffle's partition: keys are drawn as labels (radix_types.h), none
                   * read or written, bits.pos_xor and neg_xor carry the labels' key; the values
                   * stay in the temp buffers */
-    int segments; /* for clperm_radix_segments (a segment a work-group) */
+    int segments; /* for clperm_radix_segments (a segment a work-group): values, where it has
+                   * any, go through local memory beside the keys (CLPERM_SORT_JOINT) */
 } clperm__radix_job;
 
 /* How it runs on the context's device. */
@@ -38,6 +39,7 @@ typedef struct clperm__radix_plan {
     int skip;            /* Onesweep skips the passes after the last digit that varies */
     int serial;          /* serial kernels (one work-item per block) */
     int rank;            /* work-group kernels: CLPERM_PARAM_SORT_RANK's value */
+    int joint;           /* values go through local memory beside the keys (radix.cl) */
     unsigned digit_bits; /* bits per digit */
     unsigned passes;
     size_t wg;           /* work-items per work-group (1 for serial kernels) */
