@@ -122,9 +122,9 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
         CLPERM_RETURN_IF(p->rank == CLPERM_RANK_ORMASK && (width > 32 || trace), CLPERM_ERROR_UNSUPPORTED);
         if (p->rank == CLPERM_RANK_PRESORTED && !allow_presorted) p->rank = CLPERM_RANK_VOTES;
         CLPERM_RETURN_IF(p->rank == CLPERM_RANK_PRESORTED && !tiles_take, CLPERM_ERROR_UNSUPPORTED);
-        /* Values beside the keys for the segments kernel alone: on the H200 it sorted segments
-         * of 4096 u32 pairs 1.36x faster so (16384: 1.08x), the Onesweep passes u32 pairs 0.94x
-         * and u64 pairs 0.77x. */
+        /* Values beside the keys in the segments kernel alone: on the H200 it sorted segments of
+         * 4096 u32 pairs 1.36x faster with them (16384: 1.08x), where the Onesweep passes ran
+         * u32 pairs at 0.94x and u64 pairs at 0.77x. */
         p->joint = job->segments && vs && p->rank != CLPERM_RANK_PRESORTED && !trace;
         uint64_t sub_max = p->rank == CLPERM_RANK_PRESORTED ? clperm__tile_partition_max(ctx, job->key_type) : 1;
         unsigned items = p->items;
