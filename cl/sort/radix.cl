@@ -466,6 +466,11 @@ inline void sort_sg_sync(__local ulong *scr) {
 }
 #endif
 
+/* Value e of the tile at base: 0 past its valid ones, its position where iota (argsort). */
+inline sort_val sort_tile_value(const __global sort_val *vin, ulong base, uint e, uint valid, int iota) {
+    return e >= valid ? (sort_val)0 : iota ? (sort_val)(base + e) : vin[base + e];
+}
+
 inline void
 sort_tile(const __global sort_key *kin, __global sort_key *kout, const __global sort_val *vin,
           __global sort_val *vout, ulong n, sort_key px, sort_key nx, uint shift, uint bits, uint label_xor,
@@ -655,10 +660,7 @@ SORT_UNROLL
     __local sort_val *xj = (__local sort_val *)((__local uchar *)lds + SORT_JOINT_AT);
     sort_val v[SORT_ITEMS];
 SORT_UNROLL
-    for (uint j = 0; j < SORT_ITEMS; j++) {
-        uint e = SORT_POS(j);
-        v[j] = e >= valid ? (sort_val)0 : iota ? (sort_val)(base + e) : vin[base + e];
-    }
+    for (uint j = 0; j < SORT_ITEMS; j++) v[j] = sort_tile_value(vin, base, SORT_POS(j), valid, iota);
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
 SORT_UNROLL
@@ -719,10 +721,7 @@ SORT_UNROLL
     __local sort_val *xv = (__local sort_val *)lds;
     sort_val v[SORT_ITEMS];
 SORT_UNROLL
-    for (uint j = 0; j < SORT_ITEMS; j++) {
-        uint e = SORT_POS(j);
-        v[j] = e >= valid ? (sort_val)0 : iota ? (sort_val)(base + e) : vin[base + e];
-    }
+    for (uint j = 0; j < SORT_ITEMS; j++) v[j] = sort_tile_value(vin, base, SORT_POS(j), valid, iota);
     barrier(CLK_LOCAL_MEM_FENCE);
 SORT_UNROLL
     for (uint j = 0; j < SORT_ITEMS; j++) xv[rank[j]] = v[j];
