@@ -346,7 +346,9 @@ static clperm_status run_onesweep(clperm_ctx *ctx, const clperm__radix_plan *p, 
     CLPERM__ARG(ab, ctx->sort_bins.mem);
     CLPERM_TRY(ah.err);
     CLPERM_TRY(ab.err);
-    uint64_t hist_groups = 4 * (uint64_t)ctx->profile.compute_units;
+    /* Sixteen work-groups a compute unit, not four: more of them at once (on the H200 the
+     * histogram of 2^28 u64 keys with values took 1.30 ms against 1.60). */
+    uint64_t hist_groups = 16 * (uint64_t)ctx->profile.compute_units;
     if (hist_groups > p->tiles) hist_groups = p->tiles;
     ctx->sort_hist_dirty = 1;
     CLPERM_TRY(enqueue(ctx, kh, hist_groups, p->wg, wait, NULL));
