@@ -801,6 +801,21 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_radix_onesweep(const __global sort_key 
     SORT_TRACE_END;
 }
 
+/* Bytes [first, first + bytes) of src to dst by the whole grid, 16 at a time between a head and
+ * a tail of single bytes: the two are buffers (or sub-buffers) whose starts lie on 16-byte
+ * boundaries, so the same `first` aligns both. */
+inline void sort_copy_bytes(__global uchar *dst, const __global uchar *src, ulong first, ulong bytes) {
+    const ulong g = get_global_id(0), gs = get_global_size(0);
+    const ulong head = min(bytes, (16 - first % 16) % 16), body = (bytes - head) / 16;
+    dst += first;
+    src += first;
+    for (ulong i = g; i < head; i += gs) dst[i] = src[i];
+    __global uint4 *d4 = (__global uint4 *)(dst + head);
+    const __global uint4 *s4 = (const __global uint4 *)(src + head);
+    for (ulong i = g; i < body; i += gs) d4[i] = s4[i];
+    for (ulong i = head + 16 * body + g; i < bytes; i += gs) dst[i] = src[i];
+}
+
 /* After the passes (clperm_radix_onesweep's `run` and `passes`): where an odd number moved the
  * keys, they (and their values) come back from buffer 1 to 0; where none did and SORT_RUN_IOTA
  * is set, v0 gets the positions. With passes 0 and SORT_RUN_IOTA: v0 = 0, 1, ..., n - 1. */
@@ -809,18 +824,21 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_radix_finish(__global sort_key *k0, con
                                                       ulong n, const __global ulong *bins, uint passes, uint run) {
     const uint moved = sort_passes_moving(bins, passes, run);
     const int copy = (moved & 1u) != 0, iota = CLPERM_SORT_IOTA && (run & SORT_RUN_IOTA) && moved == 0;
-    (void)v0, (void)v1;
-    if (!copy && !iota) return;
-    k0 += off;
-    k1 += off;
-    v0 += off;
-    v1 += off;
-    for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {
-        if (copy && !CLPERM_SORT_LABELS) k0[i] = k1[i];
+    (void)v0, (void)v1, (void)iota;
+    if (copy) {
+        if (!CLPERM_SORT_LABELS)
+            sort_copy_bytes((__global uchar *)k0, (const __global uchar *)k1, off * sizeof(sort_key),
+                            n * sizeof(sort_key));
 #if CLPERM_SORT_VALUE_BYTES
-        v0[i] = copy ? v1[i] : (sort_val)i;
+        sort_copy_bytes((__global uchar *)v0, (const __global uchar *)v1, off * sizeof(sort_val),
+                        n * sizeof(sort_val));
 #endif
     }
+#if CLPERM_SORT_VALUE_BYTES
+    else if (iota) {
+        for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) v0[off + i] = (sort_val)i;
+    }
+#endif
 }
 
 /* The reduce-then-scan pass: offsets holds the exclusive scan of clperm_radix_count's counts;
