@@ -820,6 +820,11 @@ Test(sort_segmented, device_equals_host) {
             uint64_t mixed[] = {3, 1, (UINT64_C(1) << 20) + 1, 0, 2, 9, 1000};
             check_segmented(ctx, CLPERM_KEY_U32, CLPERM_TYPE_U32, CLPERM_TYPE_U32, mixed, 7, 1, 1,
                             (clperm_sort_order){0, 0, 0}, RANDOM, seed);
+            /* And one that starts 3 keys in, whose keys vary in their low 20 bits: where three
+             * passes move them, the copy back begins and ends off a 16-byte boundary. */
+            uint64_t placed[] = {(UINT64_C(1) << 20) + 2, 2};
+            check_segmented(ctx, CLPERM_KEY_U32, CLPERM_TYPE_U64, CLPERM_TYPE_U32, placed, 2, 3, 1,
+                            (clperm_sort_order){0, 0, 0}, SMALL, seed);
 #endif
         }
     }
