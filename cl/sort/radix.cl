@@ -466,6 +466,24 @@ inline void sort_sg_sync(__local ulong *scr) {
 }
 #endif
 
+/* Bits [shift, shift + bits) of an ordered key. On NVIDIA an instruction the compiler cannot merge
+ * with another, so that a digit is computed again where it is needed rather than kept. */
+inline uint sort_bits_of(sort_key k, uint shift, uint bits) {
+#if CLPERM_NVIDIA
+    uint d;
+#if CLPERM_SORT_KEY_BYTES == 8
+    ulong w;
+    asm volatile("bfe.u64 %0, %1, %2, %3;" : "=l"(w) : "l"(k), "r"(shift), "r"(bits));
+    d = (uint)w;
+#else
+    asm volatile("bfe.u32 %0, %1, %2, %3;" : "=r"(d) : "r"((uint)k), "r"(shift), "r"(bits));
+#endif
+    return d;
+#else
+    return (uint)(k >> shift) & ((1u << bits) - 1u);
+#endif
+}
+
 /* Value e of the tile at base: 0 past its valid ones, its position where iota (argsort). */
 inline sort_val sort_tile_value(const __global sort_val *vin, ulong base, uint e, uint valid, int iota) {
     return e >= valid ? (sort_val)0 : iota ? (sort_val)(base + e) : vin[base + e];
@@ -511,7 +529,7 @@ sort_tile(const __global sort_key *kin, __global sort_key *kout, const __global 
 #endif
     /* key j of this work-item is tile element pos[j]; rank[j] its place in the tile's order. */
     sort_key key[SORT_ITEMS];
-    uint dig[SORT_ITEMS], rank[SORT_ITEMS];
+    uint rank[SORT_ITEMS];
 #if CLPERM_SORT_RANK != CLPERM_RANK_PRESORTED
     const uint sg = clperm_sg_id(), lane = clperm_sg_lane();
 #define SORT_POS(j) (sg * (CLPERM_SG_WIDTH * SORT_ITEMS) + (j) * CLPERM_SG_WIDTH + lane)
@@ -526,12 +544,27 @@ sort_tile(const __global sort_key *kin, __global sort_key *kout, const __global 
             SORT_T(SORT_IDLE);
         }
     }
+    /* The keys in their ordered form, padding all ones (its digit the largest: it sorts last);
+     * a digit is taken from its key again wherever it is needed (SORT_DIG). A full tile loads
+     * without tests, each load at the first one's place plus a constant, so that no 64-bit
+     * offset or test a key is kept for the values' loads at the end. */
+    const int full = valid == SORT_TILE;
+    const uint pos0 = SORT_POS(0);
+#if CLPERM_SORT_LABELS
+#define SORT_KEY_J(j) SORT_TILE_KEY(pos0 + (j) * CLPERM_SG_WIDTH)
+#else
+    const __global sort_key *kt = kin + base + pos0;
+#define SORT_KEY_J(j) kt[(j) * CLPERM_SG_WIDTH]
+#endif
+    if (full) {
 SORT_UNROLL
-    for (uint j = 0; j < SORT_ITEMS; j++) {
-        uint e = SORT_POS(j);
-        key[j] = e < valid ? SORT_TILE_KEY(e) : (sort_key)0;
-        dig[j] = e < valid ? SORT_DIGIT(key[j], px, nx, shift, mask) : mask; /* padding sorts last */
+        for (uint j = 0; j < SORT_ITEMS; j++) key[j] = SORT_ORDER(SORT_KEY_J(j), px, nx);
+    } else {
+SORT_UNROLL
+        for (uint j = 0; j < SORT_ITEMS; j++)
+            key[j] = pos0 + j * CLPERM_SG_WIDTH < valid ? SORT_ORDER(SORT_KEY_J(j), px, nx) : ~(sort_key)0;
     }
+#define SORT_DIG(j) sort_bits_of(key[j], shift, bits)
 #if CLPERM_SORT_VALUE_BYTES && CLPERM_NVIDIA
     /* The tile's values into L2 while the keys are ranked, one 128-byte line a work-item, so
      * that their loads after the keys' writes find them there. */
@@ -546,7 +579,7 @@ SORT_UNROLL
 #endif
 SORT_UNROLL
     for (uint j = 0; j < SORT_ITEMS; j++) {
-        uint d = dig[j];
+        uint d = SORT_DIG(j);
 #if CLPERM_SORT_RANK == CLPERM_RANK_ORMASK
         /* The lanes of digit d: each ors its bit into the digit's word; the leader adds their
          * count to the counter in one atomic (on the H200 faster than its load and store). */
@@ -602,12 +635,14 @@ SORT_UNROLL
     sort_scan_digits(tcount, tstart, sg_tot, scr, &total);
 SORT_UNROLL
     for (uint j = 0; j < SORT_ITEMS; j++) {
-        SORT_T(SORT_TB_TSTART + dig[j]);
-        SORT_T(SORT_TB_LDS + sg * SORT_R + dig[j]);
-        rank[j] += tstart[dig[j]] + cnt[dig[j]];
+        uint d = SORT_DIG(j);
+        SORT_T(SORT_TB_TSTART + d);
+        SORT_T(SORT_TB_LDS + sg * SORT_R + d);
+        rank[j] += tstart[d] + cnt[d];
     }
 #else /* presorted */
 #define SORT_POS(j) ((j) * SORT_WG + lid)
+    uint dig[SORT_ITEMS];
     /* Per sub-segment and label: where its run starts and ends (both 0 when absent). The labels
      * of the tile's keys go to lab[] to find the runs' edges. */
     __local uint *rstart = lw, *rend = lw + SORT_NSUB * SORT_R, *lab = lw + 2 * SORT_NSUB * SORT_R;
@@ -701,15 +736,16 @@ SORT_UNROLL
 #else
     /* Out in rank order: consecutive work-items write consecutive places of one digit's run. */
     uint od[SORT_ITEMS];
+    __global sort_key *ko = kout + lid;
 SORT_UNROLL
     for (uint j = 0; j < SORT_ITEMS; j++) {
         uint i = j * SORT_WG + lid;
         SORT_T(SORT_TB_LDS + kw * i);
         sort_key k = xk[i];
-        od[j] = SORT_DIGIT(k, px, nx, shift, mask);
-        if (i < valid) {
+        od[j] = sort_bits_of(k, shift, bits);
+        if (full || i < valid) {
             SORT_T(SORT_TB_BASE + 2 * od[j]);
-            if (!CLPERM_SORT_LABELS) kout[obase[od[j]] + i] = k;
+            if (!CLPERM_SORT_LABELS) ko[obase[od[j]] + j * SORT_WG] = SORT_UNORDER(k, px, nx);
 #if CLPERM_SORT_JOINT
             vout[obase[od[j]] + i] = xj[i];
 #endif
@@ -720,22 +756,31 @@ SORT_UNROLL
 #if CLPERM_SORT_VALUE_BYTES && !CLPERM_SORT_JOINT
     __local sort_val *xv = (__local sort_val *)lds;
     sort_val v[SORT_ITEMS];
+    const __global sort_val *vt = vin + base + pos0;
+    if (full && !iota) {
 SORT_UNROLL
-    for (uint j = 0; j < SORT_ITEMS; j++) v[j] = sort_tile_value(vin, base, SORT_POS(j), valid, iota);
+        for (uint j = 0; j < SORT_ITEMS; j++) v[j] = vt[j * CLPERM_SG_WIDTH];
+    } else {
+SORT_UNROLL
+        for (uint j = 0; j < SORT_ITEMS; j++) v[j] = sort_tile_value(vin, base, SORT_POS(j), valid, iota);
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
 SORT_UNROLL
     for (uint j = 0; j < SORT_ITEMS; j++) xv[rank[j]] = v[j];
     barrier(CLK_LOCAL_MEM_FENCE);
+    __global sort_val *vo = vout + lid;
 SORT_UNROLL
     for (uint j = 0; j < SORT_ITEMS; j++) {
         uint i = j * SORT_WG + lid;
-        if (i < valid) vout[obase[od[j]] + i] = xv[i];
+        if (full || i < valid) vo[obase[od[j]] + j * SORT_WG] = xv[i];
     }
 #endif
 #endif
 #undef SORT_POS
 #undef SORT_T
 #undef SORT_TILE_KEY
+#undef SORT_KEY_J
+#undef SORT_DIG
 }
 
 #if CLPERM_SORT_TRACE

@@ -51,13 +51,15 @@ typedef uint sort_count;
 #endif
 #define SORT_R (1u << CLPERM_SORT_BITS)
 
-/* Key i of `keys`, and the order-preserving digit of key k under masks px and nx (label programs:
- * the label, and its bits). */
+/* Key i of `keys`, its order-preserving form under masks px and nx and that form's inverse (label
+ * programs: the label itself). */
 #if CLPERM_SORT_LABELS
 #define SORT_LABEL_KEY(px, nx) (((ulong)(nx) << 32) | (ulong)(px))
 #define SORT_KEY_AT(keys, i, px, nx) ((sort_key)clperm__bucket_label(SORT_LABEL_KEY(px, nx), (i)))
 #define SORT_ORDER(k, px, nx) (k)
+#define SORT_UNORDER(o, px, nx) (o)
 #else
 #define SORT_KEY_AT(keys, i, px, nx) ((keys)[i])
 #define SORT_ORDER(k, px, nx) CLPERM_KEY_ORDER((k), SORT_KEY_BITS, (px), (nx))
+#define SORT_UNORDER(o, px, nx) CLPERM_KEY_UNORDER((o), SORT_KEY_BITS, (px), (nx))
 #endif
