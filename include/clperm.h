@@ -356,7 +356,7 @@ CLPERM_API const char *clperm_shuffle_fusion_name(clperm_shuffle_fusion fusion);
  *                    work-group kernels (-cl-nv-maxrregcount; they are then built without
  *                    their required work-group size, which ptxas would obey over the cap), so
  *                    that more work-groups fit each multiprocessor. Auto: the device's table by
- *                    class of job (NVIDIA: 64 for 32-bit keys alone, with their 512 x 16 tile),
+ *                    class of job (NVIDIA: 64 for 32-bit keys alone, with their 512 x 20 tile),
  *                    else no cap; lowered to what a work-group may hold (the registers of a
  *                    block over its work-items in fours of warps). Ignored on other devices.
  *                    clperm_ctx_get_param reports the value for u32 keys alone (0: no cap).

@@ -9,14 +9,13 @@ const clperm__sort_row clperm__sort_rows[] = {
     {CLPERM__KEY_GPUS,
      {.wg_size_32 = 256, .items_32 = 12, .wg_size_64 = 256}},
     {{CLPERM_VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL,
-      "Device-wide sort on the NVIDIA H200, 2^28 keys, the best tile per class: 512 x 16 u32 keys at 64 "
-      "registers 36.4 G keys/s, 384 x 16 u32 keys with u32 values 29.7, 384 x 12 u64 keys 14.2 (256 x 12 "
-      "12.9 since the tiles publish their counts before the scan), 256 x 20 u64 with u64 values 10.0; "
-      "ranked by match words (2026-11-28): u32 keys 40.2 against 36.6 with the ballots, u64 keys 15.2 "
-      "against 13.9, u32 pairs at 80 registers 30.2 against 29.3 (uncapped 27.9); u64 keys at 384 x 13, the most "
-      "local memory takes, 15.9 against 15.2 at 384 x 12", 0},
-     {.wg_size_32 = 512, .items_32 = 16, .regs_32 = 64, .wg_size_32v = 384, .items_32v = 16, .regs_32v = 80,
-      .wg_size_64 = 384, .items_64 = 13, .wg_size_64v = 256, .items_64v = 20, .rank = CLPERM_RANK_ORMASK}},
+      "Device-wide sort on the NVIDIA H200, 2^28 keys, the best tile per class, ranked by match words, keys held "
+      "in their ordered form with digits taken again where needed and tiles loaded at constant offsets (no spills "
+      "at these caps, 2026-11-28): 512 x 20 u32 keys at 64 registers 44.7 G keys/s (512 x 16 42.2, 512 x 22 44.5), "
+      "384 x 24 u32 keys with u32 values at 80 registers 33.5 (384 x 16 30.2, 384 x 23 33.4, 384 x 26 33.3), "
+      "256 x 16 u64 keys uncapped 17.4 (384 x 13 at 80 16.1, 256 x 20 17.4), 256 x 20 u64 with u64 values 10.6", 0},
+     {.wg_size_32 = 512, .items_32 = 20, .regs_32 = 64, .wg_size_32v = 384, .items_32v = 24, .regs_32v = 80,
+      .wg_size_64 = 256, .items_64 = 16, .wg_size_64v = 256, .items_64v = 20, .rank = CLPERM_RANK_ORMASK}},
     {{CLPERM_VENDOR_AMD, CL_DEVICE_TYPE_GPU, NULL,
       "not measured: scan tiles sized for 64-wide wavefronts", 0},
      {.items_32 = 16}},
