@@ -323,6 +323,24 @@ inline void sort_scan_digits(__local uint *in, __local uint *out, __local uint *
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+/* Bits [shift, shift + bits) of an ordered key. On NVIDIA an instruction the compiler cannot merge
+ * with another, so that a digit is computed again where it is needed rather than kept. */
+inline uint sort_bits_of(sort_key k, uint shift, uint bits) {
+#if CLPERM_NVIDIA
+    uint d;
+#if CLPERM_SORT_KEY_BYTES == 8
+    ulong w;
+    asm volatile("bfe.u64 %0, %1, %2, %3;" : "=l"(w) : "l"(k), "r"(shift), "r"(bits));
+    d = (uint)w;
+#else
+    asm volatile("bfe.u32 %0, %1, %2, %3;" : "=r"(d) : "r"((uint)k), "r"(shift), "r"(bits));
+#endif
+    return d;
+#else
+    return (uint)(k >> shift) & ((1u << bits) - 1u);
+#endif
+}
+
 /* ---- histogram of every pass ---------------------------------------------------------------- */
 
 /* hist[2 * (p * R + d)] and [... + 1]: the low and high words of the count of digit d in pass p,
@@ -346,21 +364,32 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_radix_histogram(const __global sort_key
         for (uint b = 0; b < m; b++) atomic_inc(&lh[(clperm__bucket_label_of(w, b) >> lo) & lmask]);
     }
 #else
+    /* A tile's keys in their ordered form; a full tile loads and counts them without a test a key. */
     const ulong stride = (ulong)get_num_groups(0) * SORT_TILE;
     for (ulong base = (ulong)get_group_id(0) * SORT_TILE; base < n; base += stride) {
         sort_key k[SORT_ITEMS];
-        uint valid = (uint)min((ulong)SORT_TILE, n - base);
+        const uint valid = (uint)min((ulong)SORT_TILE, n - base);
+        const int full = valid == SORT_TILE;
+        const __global sort_key *kt = keys + base + lid;
+        if (full) {
 SORT_UNROLL
-        for (uint j = 0; j < SORT_ITEMS; j++) {
-            uint e = j * SORT_WG + lid;
-            k[j] = e < valid ? SORT_KEY_AT(keys, base + e, px, nx) : (sort_key)0;
-        }
-        for (uint p = 0; p < passes; p++) {
-            uint shift = lo + p * CLPERM_SORT_BITS, bits = min((uint)CLPERM_SORT_BITS, hi - shift);
-            uint mask = (1u << bits) - 1u;
+            for (uint j = 0; j < SORT_ITEMS; j++) k[j] = SORT_ORDER(kt[j * SORT_WG], px, nx);
+        } else {
 SORT_UNROLL
             for (uint j = 0; j < SORT_ITEMS; j++)
-                if (j * SORT_WG + lid < valid) atomic_inc(&lh[p * SORT_R + SORT_DIGIT(k[j], px, nx, shift, mask)]);
+                k[j] = j * SORT_WG + lid < valid ? SORT_ORDER(kt[j * SORT_WG], px, nx) : (sort_key)0;
+        }
+        for (uint p = 0; p < passes; p++) {
+            const uint shift = lo + p * CLPERM_SORT_BITS, bits = min((uint)CLPERM_SORT_BITS, hi - shift);
+            __local uint *h = lh + p * SORT_R;
+            if (full) {
+SORT_UNROLL
+                for (uint j = 0; j < SORT_ITEMS; j++) atomic_inc(&h[sort_bits_of(k[j], shift, bits)]);
+            } else {
+SORT_UNROLL
+                for (uint j = 0; j < SORT_ITEMS; j++)
+                    if (j * SORT_WG + lid < valid) atomic_inc(&h[sort_bits_of(k[j], shift, bits)]);
+            }
         }
     }
 #endif
@@ -465,24 +494,6 @@ inline void sort_sg_sync(__local ulong *scr) {
     (void)scr;
 }
 #endif
-
-/* Bits [shift, shift + bits) of an ordered key. On NVIDIA an instruction the compiler cannot merge
- * with another, so that a digit is computed again where it is needed rather than kept. */
-inline uint sort_bits_of(sort_key k, uint shift, uint bits) {
-#if CLPERM_NVIDIA
-    uint d;
-#if CLPERM_SORT_KEY_BYTES == 8
-    ulong w;
-    asm volatile("bfe.u64 %0, %1, %2, %3;" : "=l"(w) : "l"(k), "r"(shift), "r"(bits));
-    d = (uint)w;
-#else
-    asm volatile("bfe.u32 %0, %1, %2, %3;" : "=r"(d) : "r"((uint)k), "r"(shift), "r"(bits));
-#endif
-    return d;
-#else
-    return (uint)(k >> shift) & ((1u << bits) - 1u);
-#endif
-}
 
 /* Value e of the tile at base: 0 past its valid ones, its position where iota (argsort). */
 inline sort_val sort_tile_value(const __global sort_val *vin, ulong base, uint e, uint valid, int iota) {
