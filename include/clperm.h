@@ -927,9 +927,23 @@ typedef struct clperm_sort_request {
  * before, sorted by some of the digits (with argsort, the values may then hold anything).
  * Onesweep's first pass, which counts every digit, also shows the high digits no key differs in:
  * their passes are skipped on the device (keys below 2^20 sort in three passes of 8 bits, without
- * a bit range). */
+ * a bit range). In place, an odd number of passes ends with a copy from the temp buffers back to
+ * the caller's; clperm_sort_into never needs one. */
 CLPERM_API clperm_status clperm_sort(clperm_ctx *ctx, const clperm_sort_request *req, cl_uint num_events,
                                      const cl_event *events, cl_event *event);
+
+/* The same sort out of place: req->keys (and req->values) are read and left as they were, the
+ * sorted keys go to out_keys and their values to out_values (n of each, buffers other than the
+ * request's). With argsort the positions go to out_values and req->values may be NULL. Onesweep
+ * chooses on the device which buffer its first pass writes, so that the last pass that moves keys
+ * writes out_keys whatever the number of passes (the in-place sort copies back after an odd
+ * number). Device memory and errors as clperm_sort, and out_keys NULL, out_values given without
+ * values or missing with them, or either the same as (or sharing memory with) another buffer of
+ * the request (CLPERM_ERROR_INVALID_ARGUMENT or CLPERM_ERROR_BUFFER_OVERLAP). Should the runtime
+ * refuse an enqueue partway, out_keys and out_values may hold anything; the input stays. */
+CLPERM_API clperm_status clperm_sort_into(clperm_ctx *ctx, const clperm_sort_request *req, cl_mem out_keys,
+                                          cl_mem out_values, cl_uint num_events, const cl_event *events,
+                                          cl_event *event);
 
 /* Segments of a segmented sort: count + 1 offsets, u32 or u64, in a device buffer. Segment i is
  * keys [offsets[i], offsets[i + 1]); offsets must not decrease and offsets[count] <= n. Keys

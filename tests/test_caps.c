@@ -335,9 +335,12 @@ Test(caps, the_sort_plan_counts_its_kernels_local_memory) {
             cr_assert_eq(st, CLPERM_SUCCESS);
             for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
                 unsigned width = jobs[j].key == CLPERM_KEY_U64 ? 64 : 32;
-                clperm__radix_job job = {jobs[j].key, jobs[j].value_bytes, NULL, NULL, NULL, NULL, 0, (1u << 20) + 3,
-                                         {width, 0, jobs[j].labels ? 8 : width, 0, 0, 0}, 0, jobs[j].labels,
-                                         jobs[j].segments};
+                clperm__radix_job job = {.key_type = jobs[j].key,
+                                         .value_bytes = jobs[j].value_bytes,
+                                         .n = (1u << 20) + 3,
+                                         .bits = {width, 0, jobs[j].labels ? 8 : width, 0, 0, 0},
+                                         .labels = jobs[j].labels,
+                                         .segments = jobs[j].segments};
                 clperm__radix_plan plan;
                 st = clperm__radix_plan_job(ctx, &job, 0, 0, &plan);
                 if (st == CLPERM_ERROR_UNSUPPORTED) continue;

@@ -271,6 +271,9 @@ Test(errors, overlapping_buffers) {
     clperm_sort_request sort_temp = {CLPERM_KEY_U32, a, 0, NULL, n, {0, 0, 0}, b, NULL, 0};
     EXPECT_STATUS(clperm_sort(ctx, &sort_pairs, 0, NULL, NULL), CLPERM_ERROR_BUFFER_OVERLAP);
     EXPECT_STATUS(clperm_sort(ctx, &sort_temp, 0, NULL, NULL), CLPERM_ERROR_BUFFER_OVERLAP);
+    /* Out of place: the output over the input. */
+    sort_temp.temp_keys = NULL;
+    EXPECT_STATUS(clperm_sort_into(ctx, &sort_temp, b, NULL, 0, NULL, NULL), CLPERM_ERROR_BUFFER_OVERLAP);
     unsigned char *back = malloc(3 * part);
     cr_assert(back);
     cr_assert_eq(test_read(ctx, whole, 3 * part, back), 0);

@@ -236,6 +236,10 @@ static clperm_status f_sort(pools *p, char *what, size_t cap) {
     r.temp_values = pick(p, 2) ? NULL : any_buffer(p);
     snprintf(what, cap, "sort key type %d value type %d n %llu bits [%u, %u)", (int)r.key_type, (int)r.value_type,
              (unsigned long long)r.n, r.order.bit_lo, r.order.bit_hi);
+    if (pick(p, 4) == 0) {
+        cl_mem ok = any_buffer(p), ov = r.value_type || !pick(p, 8) ? any_buffer(p) : NULL;
+        return clperm_sort_into(any_ctx(p), pick(p, 10) ? &r : NULL, ok, ov, w.n, w.events, NULL);
+    }
     if (pick(p, 2)) return clperm_sort(any_ctx(p), pick(p, 10) ? &r : NULL, w.n, w.events, NULL);
     clperm_segments segs = {any_buffer(p), (clperm_type)any_enum(p, CLPERM_TYPE_U32, 1, 2), any_count(p, 8)};
     return clperm_sort_segmented(any_ctx(p), &r, pick(p, 10) ? &segs : NULL, w.n, w.events, NULL);

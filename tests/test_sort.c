@@ -193,7 +193,7 @@ static cl_mem canary_buffer(clperm_ctx *ctx, const void *items, uint64_t n, size
     unsigned char *b = malloc(bytes);
     cr_assert(b);
     memset(b, 0xC5, bytes);
-    if (n) memcpy(b, items, (size_t)n * es);
+    if (n && items) memcpy(b, items, (size_t)n * es);
     cl_mem m = test_buffer(ctx, bytes, b);
     cr_assert(m);
     free(b);
@@ -233,6 +233,7 @@ typedef struct sort_case {
     clperm_sort_order order;
     uint64_t seed;
     int argsort; /* the device's values are made by the sort (the host's are positions) */
+    int into;    /* clperm_sort_into, to buffers of their own; argsort there without input values */
 } sort_case;
 
 static void describe(const sort_case *c, clperm_ctx *ctx, char *buf, size_t cap) {
@@ -240,7 +241,10 @@ static void describe(const sort_case *c, clperm_ctx *ctx, char *buf, size_t cap)
              c->cfg->name, key_names[c->key_type], value_names[c->value_type == CLPERM_TYPE_U32   ? 1
                                                                : c->value_type == CLPERM_TYPE_U64 ? 2
                                                                                                    : 0],
-             c->argsort ? " (argsort)" : "", (unsigned long long)c->n, pattern_names[c->pattern], c->order.descending ? "descending" : "ascending",
+             c->argsort ? " (argsort)" : "", (unsigned long long)c->n, pattern_names[c->pattern],
+             c->into ? (c->order.descending ? "into, descending" : "into, ascending")
+             : c->order.descending ? "descending"
+                                   : "ascending",
              c->order.bit_lo, c->order.bit_hi, (unsigned long long)c->seed);
 }
 
@@ -268,13 +272,28 @@ static int check_sort(clperm_ctx *ctx, const sort_case *c) {
     cl_mem dk = canary_buffer(ctx, keys, n, ks), dv = vs ? canary_buffer(ctx, vals, n, vs) : NULL;
     clperm_sort_request req = {c->key_type, dk, c->value_type, dv, n, c->order, NULL, NULL, c->argsort};
     cl_event ev = NULL;
-    clperm_status st = clperm_sort(ctx, &req, 0, NULL, &ev);
+    clperm_status st;
+    /* Into: the outputs start as canaries; the input is checked unchanged after. */
+    cl_mem ok = NULL, ov = NULL;
+    if (c->into) {
+        ok = canary_buffer(ctx, NULL, n, ks);
+        ov = vs ? canary_buffer(ctx, NULL, n, vs) : NULL;
+        if (c->argsort) req.values = NULL;
+        st = clperm_sort_into(ctx, &req, ok, ov, 0, NULL, &ev);
+    } else {
+        st = clperm_sort(ctx, &req, 0, NULL, &ev);
+    }
     int ran = st != CLPERM_ERROR_UNSUPPORTED;
     if (ran) {
         cr_assert_eq(st, CLPERM_SUCCESS, "%s: %s\n%s", what, clperm_status_name(st), clperm_ctx_build_log(ctx));
         cr_assert_eq(clWaitForEvents(1, &ev), CL_SUCCESS, "%s: event", what);
         clReleaseEvent(ev);
-        compare_result(ctx, dk, dv, want, wantv, n, ks, vs, what);
+        compare_result(ctx, c->into ? ok : dk, c->into ? ov : dv, want, wantv, n, ks, vs, what);
+        if (c->into) {
+            char input[440];
+            snprintf(input, sizeof input, "%s, the input", what);
+            compare_result(ctx, dk, c->argsort ? NULL : dv, keys, vals, n, ks, c->argsort ? 0 : vs, input);
+        }
         if (c->cfg->algorithm == 3 && !vs && n > 1) {
             /* The counting sort sorts in place: no temp buffer, as the radix sort would have. */
             uint64_t temp = 1;
@@ -283,6 +302,8 @@ static int check_sort(clperm_ctx *ctx, const sort_case *c) {
         }
     }
     if (dv) clReleaseMemObject(dv);
+    if (ok) clReleaseMemObject(ok);
+    if (ov) clReleaseMemObject(ov);
     clReleaseMemObject(dk);
     free(keys), free(want), free(vals), free(wantv);
     return ran;
@@ -484,7 +505,8 @@ Test(sort, device_equals_host) {
                     if (t != 0 || v == 2 || (!first && v == 0)) continue;
 #endif
                     for (size_t s = 0; s < nsizes && type_in(cfg, t, v); s++) {
-                        sort_case c = {cfg, key_types[t], value_types[v], sizes[s], RANDOM, {0, 0, 0}, seed + s * 7 + t, 0};
+                        sort_case c = {cfg, key_types[t], value_types[v], sizes[s], RANDOM, {0, 0, 0}, seed + s * 7 + t,
+                                       0, 0};
                         ran += check_sort(ctx, &c);
                     }
                 }
@@ -495,7 +517,7 @@ Test(sort, device_equals_host) {
                     if (!(pattern == FEW && t == 0) && !(pattern == SPECIAL && t == 5)) continue;
 #endif
                     if (!type_in(cfg, t, 1) && !(pattern == SPECIAL && (t == 2 || t == 5))) continue;
-                    sort_case c = {cfg, key_types[t], CLPERM_TYPE_U32, n, pattern, {0, 0, 0}, seed + 100, 0};
+                    sort_case c = {cfg, key_types[t], CLPERM_TYPE_U32, n, pattern, {0, 0, 0}, seed + 100, 0, 0};
                     if (first) ran += check_sort(ctx, &c);
                     c.order.descending = 1;
                     ran += check_sort(ctx, &c);
@@ -508,7 +530,8 @@ Test(sort, device_equals_host) {
             for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++)
                 for (size_t t = 0; t < 6; t++) {
                     if (!type_in(cfg, t, 2) && t != 0) continue;
-                    sort_case c = {cfg, key_types[t], CLPERM_TYPE_U64, n, r ? FEW : SMALL, ranges[r], seed + 200 + r, 0};
+                    sort_case c = {cfg, key_types[t], CLPERM_TYPE_U64, n, r ? FEW : SMALL, ranges[r], seed + 200 + r, 0,
+                                   0};
                     ran += check_sort(ctx, &c);
                 }
             /* Argsort: positions made by the first pass that runs (or by none, all keys equal);
@@ -524,7 +547,34 @@ Test(sort, device_equals_host) {
                         if (nseen != 1 || v == 2 || s == 0 || s == 3 || (q && q != 2)) continue;
 #endif
                         sort_case c = {cfg,      key_types[v == 2 ? 5 : 0], value_types[v], arg_sizes[s],
-                                       arg_patterns[q], {q == 1, 0, 0}, seed + 300 + s, 1};
+                                       arg_patterns[q], {q == 1, 0, 0}, seed + 300 + s, 1, 0};
+                        ran += check_sort(ctx, &c);
+                    }
+            /* Out of place: passes that move keys 4 or 8 (random), 3 of 4 and of 8 (small), 1 (few),
+             * 0 (equal), the last but not the middle ones (one high bit), in one tile and more; in
+             * the first configuration and Onesweep's (their programs are others than in place). */
+            const int into_patterns[] = {RANDOM, SMALL, FEW, EQUAL, ONE_HIGH};
+            for (size_t q = 0; q < sizeof into_patterns / sizeof into_patterns[0]; q++)
+                for (size_t v = 0; v < 4; v++)
+                    for (size_t s = 0; s < 2; s++) {
+                        size_t t = v == 2 ? 3 : 0; /* u64 values with u64 keys; v 3: argsort */
+#ifdef CLPERM_TEST_SMALL
+                        /* Three passes (the one new path) in each configuration, argsort and
+                         * all keys equal in the first. */
+                        if (!(q == 1 && s == 1 && (v == 0 || (v == 3 && nseen == 1))) &&
+                            !(q == 3 && v == 1 && s == 0 && nseen == 1))
+                            continue;
+#endif
+                        if (!type_in(cfg, t, v == 3 ? 1 : v) || (nseen != 1 && cfg != &configs[1])) continue;
+                        sort_case c = {cfg,
+                                       key_types[t],
+                                       value_types[v == 3 ? 1 : v],
+                                       s ? n : tile + 1,
+                                       into_patterns[q],
+                                       {q == 2, 0, 0},
+                                       seed + 400 + q,
+                                       v == 3,
+                                       1};
                         ran += check_sort(ctx, &c);
                     }
             cr_log_info("%s: %s: %d sorts", test_device_label(ctx), cfg->name, ran);
@@ -539,7 +589,8 @@ Test(sort, large) {
     TEST_EACH_DEVICE(ctx) {
         for (size_t ci = 0; ci < 2; ci++) {
             if (apply(ctx, &configs[ci])) {
-                sort_case c = {&configs[ci], CLPERM_KEY_U32, CLPERM_TYPE_U32, (1u << 20) + 3, RANDOM, {0, 0, 0}, seed, 0};
+                sort_case c = {&configs[ci], CLPERM_KEY_U32, CLPERM_TYPE_U32, (1u << 20) + 3, RANDOM, {0, 0, 0}, seed,
+                               0, 0};
                 check_sort(ctx, &c);
                 c.key_type = CLPERM_KEY_F64;
                 c.value_type = 0;
@@ -589,7 +640,7 @@ Test(sort, narrow_keys_equal_host) {
                     if (!first && !some) continue;
                     for (size_t s = 0; s < nsizes; s++) {
                         sort_case c = {cfg,       narrow_types[t], value_types[v], sizes[s], RANDOM, {0, 0, 0},
-                                       seed + s * 7 + t, 0};
+                                       seed + s * 7 + t, 0, 0};
                         ran += check_sort(ctx, &c);
                     }
                 }
@@ -600,12 +651,14 @@ Test(sort, narrow_keys_equal_host) {
                         /* Under the simulator, the f16 specials in one partial tile, descending (the
                          * i16 pairs' program). */
                         if (pattern != SPECIAL || narrow_types[t] != CLPERM_KEY_F16) continue;
-                        sort_case c = {cfg, narrow_types[t], CLPERM_TYPE_U32, tile + 1, pattern, {1, 0, 0}, seed + 100, 0};
+                        sort_case c = {cfg, narrow_types[t], CLPERM_TYPE_U32, tile + 1, pattern, {1, 0, 0}, seed + 100,
+                                       0, 0};
                         ran += check_sort(ctx, &c);
 #else
                         /* Keys alone and with u32 values. */
                         for (size_t v = 0; v < 2; v++) {
-                            sort_case c = {cfg, narrow_types[t], value_types[v], n, pattern, {0, 0, 0}, seed + 100 + t, 0};
+                            sort_case c = {cfg, narrow_types[t], value_types[v], n, pattern, {0, 0, 0}, seed + 100 + t,
+                                           0, 0};
                             ran += check_sort(ctx, &c);
                             c.order.descending = 1;
                             ran += check_sort(ctx, &c);
@@ -619,7 +672,7 @@ Test(sort, narrow_keys_equal_host) {
                 } ranges[] = {{CLPERM_KEY_U16, {0, 3, 11}}, {CLPERM_KEY_F16, {1, 8, 16}}, {CLPERM_KEY_I8, {0, 1, 7}},
                               {CLPERM_KEY_I16, {1, 15, 16}}};
                 for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
-                    sort_case c = {cfg, ranges[r].type, CLPERM_TYPE_U64, n, FEW, ranges[r].order, seed + 200 + r, 0};
+                    sort_case c = {cfg, ranges[r].type, CLPERM_TYPE_U64, n, FEW, ranges[r].order, seed + 200 + r, 0, 0};
                     ran += check_sort(ctx, &c);
                 }
                 /* Argsort: u16 keys with u32 positions, u8 keys with u64 positions (the simulator's argsort
@@ -627,7 +680,7 @@ Test(sort, narrow_keys_equal_host) {
                 for (size_t v = 1; v < 3; v++)
                     for (int q = 0; q < 2; q++) {
                         sort_case c = {cfg,        v == 1 ? CLPERM_KEY_U16 : CLPERM_KEY_U8, value_types[v],
-                                       v == 1 ? n : tile + 1, q ? FEW : RANDOM, {q, 0, 0}, seed + 300 + v, 1};
+                                       v == 1 ? n : tile + 1, q ? FEW : RANDOM, {q, 0, 0}, seed + 300 + v, 1, 0};
                         ran += check_sort(ctx, &c);
                     }
 #endif
@@ -666,7 +719,7 @@ static int counting_cases(clperm_ctx *ctx, const config *cfg, int first, uint64_
 #ifdef CLPERM_TEST_SMALL
     const clperm_key_type small_types[] = {CLPERM_KEY_F16, CLPERM_KEY_U8};
     for (size_t t = 0; t < 2; t++) {
-        sort_case c = {cfg, small_types[t], 0, 257, t ? RANDOM : SPECIAL, {t == 0, 0, 0}, seed + t, 0};
+        sort_case c = {cfg, small_types[t], 0, 257, t ? RANDOM : SPECIAL, {t == 0, 0, 0}, seed + t, 0, t};
         ran += check_sort(ctx, &c);
     }
     (void)first;
@@ -675,19 +728,22 @@ static int counting_cases(clperm_ctx *ctx, const config *cfg, int first, uint64_
     const uint64_t sizes[] = {0, 1, 2, 15, 17, 97, group - 1, group + 1, 3 * group + 7};
     for (size_t t = 0; t < NARROW; t++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-            sort_case c = {cfg, narrow_types[t], 0, sizes[s], RANDOM, {0, 0, 0}, seed + s * 7 + t, 0};
+            sort_case c = {cfg, narrow_types[t], 0, sizes[s], RANDOM, {0, 0, 0}, seed + s * 7 + t, 0, 0};
             ran += check_sort(ctx, &c);
+            /* Out of place: the count reads the input, the write fills the output. */
+            c.into = 1;
+            if (t == 2) ran += check_sort(ctx, &c);
         }
     for (int pattern = 0; pattern < PATTERNS; pattern++)
         for (size_t t = 0; t < NARROW; t++)
             for (int d = 0; d < 2; d++) {
                 if (!first && (d || (pattern != SPECIAL && pattern != EQUAL))) continue;
-                sort_case c = {cfg, narrow_types[t], 0, n, pattern, {d, 0, 0}, seed + 100 + t, 0};
+                sort_case c = {cfg, narrow_types[t], 0, n, pattern, {d, 0, 0}, seed + 100 + t, 0, 0};
                 ran += check_sort(ctx, &c);
             }
     for (int pattern = 0; pattern < 4; pattern++) {
         sort_case c = {cfg,         pattern == 3 ? CLPERM_KEY_I8 : CLPERM_KEY_F16, 0, (1u << 20) + 3 + pattern,
-                       pattern % 3, {pattern == 1, 0, 0}, seed + 400 + pattern, 0};
+                       pattern % 3, {pattern == 1, 0, 0}, seed + 400 + pattern, 0, 0};
         ran += check_sort(ctx, &c);
     }
 #endif
@@ -1095,8 +1151,46 @@ Test(sort, bad_input_refused) {
         cr_assert_eq(clperm_sort_segmented(ctx, &good, NULL, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT);
         clperm_segments short_offsets = {small, CLPERM_TYPE_U64, n / 2};
         cr_assert_eq(clperm_sort_segmented(ctx, &good, &short_offsets, 0, NULL, NULL), CLPERM_ERROR_BUFFER_TOO_SMALL);
-        cl_mem all[] = {keys, vals, small, ro, tk, tv};
-        const char *names[] = {"keys", "values", "small", "read-only", "temp keys", "temp values"};
+        /* Out of place: the outputs checked as the request's buffers are, and read-only input. */
+        cl_mem ok = filled_buffer(ctx, n * 4, CL_MEM_READ_WRITE), ov = filled_buffer(ctx, n * 8, CL_MEM_READ_WRITE);
+        clperm_sort_request keys_only = good;
+        keys_only.value_type = 0, keys_only.values = NULL, keys_only.temp_values = NULL;
+        struct {
+            const char *what;
+            const clperm_sort_request *req;
+            cl_mem out_keys, out_values;
+            clperm_status want;
+        } into[] = {
+            {"no output keys", &good, NULL, ov, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"output keys are the keys", &good, keys, ov, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"output keys are the temp keys", &good, tk, ov, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"output values are the values", &good, ok, vals, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"output values are the output keys", &good, ov, ov, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"no output values", &good, ok, NULL, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"output values without values", &keys_only, ok, ov, CLPERM_ERROR_INVALID_ARGUMENT},
+            {"output keys too small", &keys_only, small, NULL, CLPERM_ERROR_BUFFER_TOO_SMALL},
+            {"read-only output keys", &keys_only, ro, NULL, CLPERM_ERROR_BUFFER_READ_ONLY},
+            {"a bad request", &cases[3].req, ok, ov, CLPERM_ERROR_INVALID_TYPE},
+        };
+        for (size_t i = 0; i < sizeof into / sizeof into[0]; i++) {
+            cl_event ev = NULL;
+            clperm_status st = clperm_sort_into(ctx, into[i].req, into[i].out_keys, into[i].out_values, 0, NULL, &ev);
+            cr_assert_eq(st, into[i].want, "into, %s: %s, want %s", into[i].what, clperm_status_name(st),
+                         clperm_status_name(into[i].want));
+            cr_assert_null(ev, "into, %s: an event came back", into[i].what);
+        }
+        cr_assert_eq(clperm_sort_into(ctx, NULL, ok, NULL, 0, NULL, NULL), CLPERM_ERROR_INVALID_ARGUMENT);
+        cr_assert_eq(clperm_sort_into(NULL, &keys_only, ok, NULL, 0, NULL, NULL), CLPERM_ERROR_INVALID_CONTEXT);
+        /* Read-only keys sort into a buffer of their own (100 keys 0xC5C5C5C5), and stay. */
+        clperm_sort_request from_ro = keys_only;
+        from_ro.keys = ro, from_ro.temp_keys = NULL;
+        cl_mem out = filled_buffer(ctx, n * 4, CL_MEM_READ_WRITE);
+        cr_assert_eq(clperm_sort_into(ctx, &from_ro, out, NULL, 0, NULL, NULL), CLPERM_SUCCESS);
+        untouched(ctx, out, n * 4, "the output of read-only keys");
+        clReleaseMemObject(out);
+        cl_mem all[] = {keys, vals, small, ro, tk, tv, ok, ov};
+        const char *names[] = {"keys", "values", "small", "read-only", "temp keys", "temp values", "output keys",
+                               "output values"};
         for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
             size_t bytes = 0;
             clGetMemObjectInfo(all[i], CL_MEM_SIZE, sizeof bytes, &bytes, NULL);

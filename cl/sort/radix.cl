@@ -62,6 +62,9 @@
 #ifndef CLPERM_SORT_IOTA
 #define CLPERM_SORT_IOTA 0 /* 1: programs whose first pass can make the values (argsort) */
 #endif
+#ifndef CLPERM_SORT_INTO
+#define CLPERM_SORT_INTO 0 /* 1: programs of clperm_sort_into (clperm_radix_onesweep) */
+#endif
 #ifndef CLPERM_SORT_TRACE
 #define CLPERM_SORT_TRACE 0
 #endif
@@ -805,6 +808,8 @@ SORT_UNROLL
                           * flags after its P * R starts) return at once */
 #define SORT_RUN_IOTA 2u /* pass 0 takes each key's position for its value (CLPERM_SORT_IOTA's
                           * programs only) */
+#define SORT_RUN_INTO 4u /* out of place (clperm_sort_into): the last pass that moves keys
+                          * writes the output, and the input is only read */
 
 /* The passes up to the last one whose digit varies (all `passes` without SORT_RUN_SKIP): the
  * ones that move keys. */
@@ -819,41 +824,55 @@ inline uint sort_passes_moving(const __global ulong *bins, uint passes, uint run
 }
 
 /* One Onesweep pass of `passes`: bins + pass * R holds this pass's digit starts
- * (clperm_radix_bins); status R words per tile; tile numbers come from *counter less tile_base. */
+ * (clperm_radix_bins); status R words per tile; tile numbers come from *counter less tile_base.
+ * kin, kout, vin, vout: the buffers it reads and writes; with CLPERM_SORT_INTO (clperm_sort_into)
+ * those where an even number of passes moves keys, the ones after them where an odd number does
+ * (the host chooses both, src/sort/radix.c). */
 __kernel CLPERM_KERNEL_ATTRS void clperm_radix_onesweep(const __global sort_key *kin, __global sort_key *kout,
                                                         const __global sort_val *vin, __global sort_val *vout,
+                                                        const __global sort_key *kin_odd, __global sort_key *kout_odd,
+                                                        const __global sort_val *vin_odd, __global sort_val *vout_odd,
                                                         ulong off, ulong n, ulong pos_xor, ulong neg_xor, uint shift,
                                                         uint bits, uint label_xor, volatile __global uint *counter,
                                                         uint tile_base, volatile __global ulong *status, uint epoch,
                                                         const __global ulong *bins, uint pass, uint passes,
                                                         uint run SORT_TRACE_PARAMS) {
     SORT_LDS_DECL;
-    __local uint tcount[SORT_R], tstart[SORT_R], sg_tot[CLPERM_SG_MAX_COUNT], tile_sh, skip_sh;
+    __local uint tcount[SORT_R], tstart[SORT_R], sg_tot[CLPERM_SG_MAX_COUNT], tile_sh, moving_sh;
     __local ulong obase[SORT_R];
     CLPERM_SG_SCRATCH_DECL(scr);
     SORT_TRACE_BEGIN;
     /* Every work-group takes its tile number, a skipped pass's too: the next pass counts on it.
-     * The pass's flag is read in the same wait. */
+     * The passes' flags are read in the same wait. */
     if (get_local_id(0) == 0) {
         tile_sh = atomic_inc(counter) - tile_base;
-        skip_sh = (run & SORT_RUN_SKIP) ? (uint)bins[(ulong)passes * SORT_R + pass] : 0u;
+        moving_sh = sort_passes_moving(bins, passes, run);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    kin += off;
-    kout += off;
-    vin += off;
-    vout += off;
-    const int iota = CLPERM_SORT_IOTA && (run & SORT_RUN_IOTA) && pass == 0;
+    const uint moving = moving_sh;
     /* After the last digit that varies, nothing moves. A pass of a digit that does not vary
      * before it runs as any other (a copy here would cost the pass kernel registers). */
-    if (skip_sh && pass >= sort_passes_moving(bins, passes, run)) {
+    if (pass >= moving) {
         SORT_TRACE_END;
         return;
     }
+    const int iota = CLPERM_SORT_IOTA && (run & SORT_RUN_IOTA) && pass == 0;
     bins += (ulong)pass * SORT_R;
-    sort_tile(kin, kout, vin, vout, n, (sort_key)pos_xor, (sort_key)neg_xor, shift, bits, label_xor, iota, tile_sh,
-              SORT_PREFIX_LOOKBACK, status, epoch, bins, 0, 0, 0, lds, tcount, tstart, obase, sg_tot,
-              scr SORT_TILE_TRACE);
+#define SORT_PASS_TILE(ki, ko, vi, vo)                                                                              \
+    sort_tile((ki) + off, (ko) + off, (vi) + off, (vo) + off, n, (sort_key)pos_xor, (sort_key)neg_xor, shift, bits, \
+              label_xor, iota, tile_sh, SORT_PREFIX_LOOKBACK, status, epoch, bins, 0, 0, 0, lds, tcount, tstart,    \
+              obase, sg_tot, scr SORT_TILE_TRACE)
+#if CLPERM_SORT_INTO
+    /* The tile twice, on a branch every work-item takes alike: each copy takes its buffers from
+     * the arguments where it uses them (a choice between them held them in registers, and the
+     * u64 keys' passes took 3% longer). */
+    if (moving & 1u)
+        SORT_PASS_TILE(kin_odd, kout_odd, vin_odd, vout_odd);
+    else
+#endif
+        SORT_PASS_TILE(kin, kout, vin, vout);
+#undef SORT_PASS_TILE
+    (void)kin_odd, (void)kout_odd, (void)vin_odd, (void)vout_odd;
     SORT_TRACE_END;
 }
 
@@ -872,27 +891,25 @@ inline void sort_copy_bytes(__global uchar *dst, const __global uchar *src, ulon
     for (ulong i = head + 16 * body + g; i < bytes; i += gs) dst[i] = src[i];
 }
 
-/* After the passes (clperm_radix_onesweep's `run` and `passes`): where an odd number moved the
- * keys, they (and their values) come back from buffer 1 to 0; where none did and SORT_RUN_IOTA
- * is set, v0 gets the positions. With passes 0 and SORT_RUN_IOTA: v0 = 0, 1, ..., n - 1. */
+/* After the passes (clperm_radix_onesweep's `run` and `passes`): in place, where an odd number
+ * moved the keys, they (and their values) come back from buffer 1 to 0; with SORT_RUN_INTO (0 the
+ * output, 1 the input) where none moved them, they are copied out. Where none moved them and
+ * SORT_RUN_IOTA is set, v0 gets the positions. With passes 0 and SORT_RUN_IOTA: v0 = 0, 1, ...,
+ * n - 1. */
 __kernel CLPERM_KERNEL_ATTRS void clperm_radix_finish(__global sort_key *k0, const __global sort_key *k1,
                                                       __global sort_val *v0, const __global sort_val *v1, ulong off,
                                                       ulong n, const __global ulong *bins, uint passes, uint run) {
     const uint moved = sort_passes_moving(bins, passes, run);
-    const int copy = (moved & 1u) != 0, iota = CLPERM_SORT_IOTA && (run & SORT_RUN_IOTA) && moved == 0;
+    const int copy = (run & SORT_RUN_INTO) ? moved == 0 : (moved & 1u) != 0;
+    const int iota = CLPERM_SORT_IOTA && (run & SORT_RUN_IOTA) && moved == 0;
     (void)v0, (void)v1, (void)iota;
-    if (copy) {
-        if (!CLPERM_SORT_LABELS)
-            sort_copy_bytes((__global uchar *)k0, (const __global uchar *)k1, off * sizeof(sort_key),
-                            n * sizeof(sort_key));
+    if (copy && !CLPERM_SORT_LABELS)
+        sort_copy_bytes((__global uchar *)k0, (const __global uchar *)k1, off * sizeof(sort_key), n * sizeof(sort_key));
 #if CLPERM_SORT_VALUE_BYTES
-        sort_copy_bytes((__global uchar *)v0, (const __global uchar *)v1, off * sizeof(sort_val),
-                        n * sizeof(sort_val));
-#endif
-    }
-#if CLPERM_SORT_VALUE_BYTES
-    else if (iota) {
+    if (iota) {
         for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) v0[off + i] = (sort_val)i;
+    } else if (copy) {
+        sort_copy_bytes((__global uchar *)v0, (const __global uchar *)v1, off * sizeof(sort_val), n * sizeof(sort_val));
     }
 #endif
 }

@@ -71,10 +71,11 @@ static clperm_status count_kernel(clperm_ctx *ctx, const count_plan *p, const ch
     return clperm__tile_kernel_get(ctx, &src, p->options, p->wg == 1, p->wg, name, out);
 }
 
-/* The arguments the counting and write kernels begin with: keys, offset, n, the form's masks. */
-static void key_args(clperm__args *a, const clperm__radix_job *job) {
+/* The arguments the counting and write kernels begin with: keys (those counted, or where they are
+ * written), offset, n, the form's masks. */
+static void key_args(clperm__args *a, const clperm__radix_job *job, cl_mem keys) {
     cl_ulong off = job->off, n = job->n, px = job->bits.pos_xor, nx = job->bits.neg_xor;
-    CLPERM__ARG(*a, job->keys);
+    CLPERM__ARG(*a, keys);
     CLPERM__ARG(*a, off);
     CLPERM__ARG(*a, n);
     CLPERM__ARG(*a, px);
@@ -136,12 +137,12 @@ clperm_status clperm__count_run(clperm_ctx *ctx, const clperm__radix_job *job, c
     cl_ulong chunk_vecs = whole ? (whole + chunks - 1) / chunks : 1;
     chunks = whole ? (whole + chunk_vecs - 1) / chunk_vecs : 1; /* none empty */
     clperm__args ah = {kh, 0, CL_SUCCESS}, as = {ksc, 0, CL_SUCCESS}, aw = {kw, 0, CL_SUCCESS};
-    key_args(&ah, job);
+    key_args(&ah, job, job->keys);
     CLPERM__ARG(ah, chunk_vecs);
     CLPERM__ARG(ah, ctx->sort_hist.mem);
     CLPERM__ARG(as, ctx->sort_hist.mem);
     CLPERM__ARG(as, ctx->sort_bins.mem);
-    key_args(&aw, job);
+    key_args(&aw, job, job->out_keys ? job->out_keys : job->keys);
     CLPERM__ARG(aw, ctx->sort_bins.mem);
     CLPERM__ARG(aw, ctx->sort_hist.mem);
     CLPERM_TRY(ah.err);

@@ -59,7 +59,7 @@ static size_t pass_local_bytes(const clperm__radix_plan *p, size_t ks, size_t vs
     if (labels && tile % 8 == 0) rank += tile;
     size_t xchg = p->joint ? local_array(tile * ks) + tile * vs : tile * (ks > vs ? ks : vs);
     size_t lds = local_array(rank > xchg ? rank : xchg);
-    size_t own = segments ? local_array(r * 8) : 2 * local_array(4); /* run[], or tile_sh and skip_sh */
+    size_t own = segments ? local_array(r * 8) : 2 * local_array(4); /* run[], or tile_sh and moving_sh */
     return lds + 2 * local_array(r * 4) + local_array(sg_max * 4) + own + local_array(r * 8) + local_array(p->wg * 8) +
            KERNEL_OWN_LOCAL;
 }
@@ -160,9 +160,10 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
     clperm__buf_add(&o,
                     "-DCLPERM_SORT_KEY_BYTES=%zu -DCLPERM_SORT_VALUE_BYTES=%zu -DCLPERM_SORT_BITS=%u -DCLPERM_SORT_ITEMS=%u "
                     "-DCLPERM_SORT_RANK=%d -DCLPERM_SORT_COUNT64=%d -DCLPERM_SORT_ATOM64=%d -DCLPERM_SORT_SUB=%llu "
-                    "-DCLPERM_SORT_TRACE=%d -DCLPERM_SORT_UNROLL=%d -DCLPERM_SORT_IOTA=%d -DCLPERM_SORT_JOINT=%d",
+                    "-DCLPERM_SORT_TRACE=%d -DCLPERM_SORT_UNROLL=%d -DCLPERM_SORT_IOTA=%d -DCLPERM_SORT_JOINT=%d "
+                    "-DCLPERM_SORT_INTO=%d",
                     ks, vs, p->digit_bits, p->items, p->rank, p->count64, atom64, (unsigned long long)p->sub,
-                    trace, gpu, gpu ? job->argsort : 1, p->joint);
+                    trace, gpu, gpu ? job->argsort : 1, p->joint, job->out_keys && p->algorithm == 2);
     /* ptxas takes the cap only where the kernels do not require their work-group size. */
     if (job->labels) clperm__buf_add(&o, " -DCLPERM_SORT_LABELS=1");
     if (p->regs) clperm__buf_add(&o, " -DCLPERM_NO_REQD_WG=1 -cl-nv-maxrregcount=%d", p->regs);
@@ -182,7 +183,7 @@ int clperm__sort_param(const clperm_ctx *ctx, clperm_param param, int *value) {
     default: return 0;
     }
     /* As a sort of u32 keys plans them; no keys: the serial kernels' smallest block. */
-    clperm__radix_job job = {CLPERM_KEY_U32, 0, NULL, NULL, NULL, NULL, 0, 0, {32, 0, 32, 0, 0, 0}, 0, 0, 0};
+    clperm__radix_job job = {.key_type = CLPERM_KEY_U32, .bits = {32, 0, 32, 0, 0, 0}};
     clperm__radix_plan p;
     if (clperm__radix_plan_job(ctx, &job, 0, 1, &p) != CLPERM_SUCCESS) {
         *value = ctx->params[param];
@@ -237,7 +238,7 @@ static clperm_status enqueue(clperm_ctx *ctx, cl_kernel k, uint64_t groups, size
     return err;
 }
 
-/* The arguments the pass kernels share, first: keys in and out, values in and out, offset, n,
+/* The reduce-then-scan scatter's first arguments: keys in and out, values in and out, offset, n,
  * masks, shift, bits. */
 static void pass_args(clperm__args *a, const clperm__radix_job *job, cl_mem kin, cl_mem kout, cl_mem vin, cl_mem vout,
                       cl_uint shift, cl_uint bits) {
@@ -279,6 +280,18 @@ static clperm_status presort(clperm_ctx *ctx, const clperm__radix_plan *p, const
 /* How the pass and finish kernels run (radix.cl's SORT_RUN_*). */
 #define RUN_SKIP 1u
 #define RUN_IOTA 2u
+#define RUN_INTO 4u
+
+/* The buffer that pass `pass` of a job with out_keys reads (`moving` passes moving keys), and that
+ * pass pass - 1 writes: the input first, then the temp buffer and the output in turn so that the
+ * last lands in the output (radix.cl's clperm_radix_onesweep chooses the same way). */
+static cl_mem into_buffer(cl_mem in, cl_mem temp, cl_mem out, unsigned pass, unsigned moving) {
+    return pass == 0 ? in : (pass & 1) == (moving & 1) ? out : temp;
+}
+
+int clperm__radix_takes_into(const clperm__radix_plan *p, const clperm__radix_job *job) {
+    return p->rank != CLPERM_RANK_PRESORTED && !p->trace && !job->labels;
+}
 
 /* clperm_radix_finish over the job's buffers after `passes` passes run as `run` says. */
 static clperm_status finish(clperm_ctx *ctx, const clperm__radix_plan *p, const clperm__radix_job *job,
@@ -287,10 +300,11 @@ static clperm_status finish(clperm_ctx *ctx, const clperm__radix_plan *p, const 
     CLPERM_TRY(clperm__radix_kernel(ctx, p, "clperm_radix_finish", &kf));
     cl_ulong off = job->off, n = job->n;
     clperm__args a = {kf, 0, CL_SUCCESS};
-    CLPERM__ARG(a, job->keys);
-    CLPERM__ARG(a, job->temp_keys);
-    CLPERM__ARG(a, job->values);
-    CLPERM__ARG(a, job->temp_values);
+    /* In place: from the temp buffers back to the job's; into: from the job's to the output. */
+    int into = (run & RUN_INTO) != 0;
+    cl_mem bufs[4] = {into ? job->out_keys : job->keys, into ? job->keys : job->temp_keys,
+                      into ? job->out_values : job->values, into ? job->values : job->temp_values};
+    for (int i = 0; i < 4; i++) CLPERM__ARG(a, bufs[i]);
     CLPERM__ARG(a, off);
     CLPERM__ARG(a, n);
     CLPERM__ARG(a, ctx->sort_bins.mem);
@@ -354,20 +368,39 @@ static clperm_status run_onesweep(clperm_ctx *ctx, const clperm__radix_plan *p, 
     CLPERM_TRY(enqueue(ctx, kh, hist_groups, p->wg, wait, NULL));
     CLPERM_TRY(enqueue(ctx, kb, p->passes, p->wg, wait, NULL));
     ctx->sort_hist_dirty = 0;
-    cl_mem kbuf[2] = {job->keys, job->temp_keys}, vbuf[2] = {job->values, job->temp_values};
     unsigned passes = p->trace ? 1 : p->passes;
-    cl_uint run = (p->skip ? RUN_SKIP : 0) | (job->argsort && p->rank != CLPERM_RANK_PRESORTED ? RUN_IOTA : 0);
+    cl_uint run = (p->skip ? RUN_SKIP : 0) | (job->argsort && p->rank != CLPERM_RANK_PRESORTED ? RUN_IOTA : 0) |
+                  (job->out_keys ? RUN_INTO : 0);
     cl_uint all = p->passes;
+    int vs = job->value_bytes != 0;
+    cl_mem kbuf[2] = {job->keys, job->temp_keys}, vbuf[2] = {job->values, job->temp_values};
     for (unsigned pass = 0; pass < passes; pass++) {
         cl_uint shift, bits, lx, epoch = ctx->sort_epoch;
         pass_digit(p, job, pass, &shift, &bits);
         lx = label_xor(job, bits);
         unsigned from = pass & 1;
-        cl_mem kin = kbuf[from], vin = vbuf[from];
-        if (p->rank == CLPERM_RANK_PRESORTED) CLPERM_TRY(presort(ctx, p, job, kin, vin, shift, bits, wait));
+        if (p->rank == CLPERM_RANK_PRESORTED)
+            CLPERM_TRY(presort(ctx, p, job, kbuf[from], vbuf[from], shift, bits, wait));
+        /* The buffers the pass reads and writes: in place in turn; into as into_buffer has them
+         * for an even number of passes moving keys, then for an odd one (radix.cl). */
+        cl_mem b[8] = {kbuf[from], kbuf[!from], vbuf[from], vbuf[!from], NULL, NULL, NULL, NULL};
+        for (unsigned odd = 0; odd < 2 && job->out_keys; odd++) {
+            b[4 * odd] = into_buffer(job->keys, job->temp_keys, job->out_keys, pass, odd);
+            b[4 * odd + 1] = into_buffer(job->keys, job->temp_keys, job->out_keys, pass + 1, odd);
+            b[4 * odd + 2] = into_buffer(job->values, job->temp_values, job->out_values, pass, odd);
+            b[4 * odd + 3] = into_buffer(job->values, job->temp_values, job->out_values, pass + 1, odd);
+        }
         clperm__args a = {ko, 0, CL_SUCCESS};
-        pass_args(&a, job, kin, kbuf[!from], job->value_bytes ? vin : NULL, job->value_bytes ? vbuf[!from] : NULL,
-                  shift, bits);
+        for (int i = 0; i < 8; i++) {
+            cl_mem m = vs || (i & 2) == 0 ? b[i] : NULL;
+            CLPERM__ARG(a, m);
+        }
+        CLPERM__ARG(a, off);
+        CLPERM__ARG(a, n);
+        CLPERM__ARG(a, px);
+        CLPERM__ARG(a, nx);
+        CLPERM__ARG(a, shift);
+        CLPERM__ARG(a, bits);
         cl_uint pass_index = pass;
         CLPERM__ARG(a, lx);
         CLPERM__ARG(a, ctx->sort_counter.mem);
@@ -411,7 +444,13 @@ static clperm_status run_reduce_then_scan(clperm_ctx *ctx, const clperm__radix_p
         cl_uint shift, bits, lx;
         pass_digit(p, job, pass, &shift, &bits);
         lx = label_xor(job, bits);
-        cl_mem kin = kbuf[pass & 1], vin = vbuf[pass & 1];
+        cl_mem kin = kbuf[pass & 1], vin = vbuf[pass & 1], kout = kbuf[!(pass & 1)], vout = vbuf[!(pass & 1)];
+        if (job->out_keys) {
+            kin = into_buffer(job->keys, job->temp_keys, job->out_keys, pass, passes);
+            vin = into_buffer(job->values, job->temp_values, job->out_values, pass, passes);
+            kout = into_buffer(job->keys, job->temp_keys, job->out_keys, pass + 1, passes);
+            vout = into_buffer(job->values, job->temp_values, job->out_values, pass + 1, passes);
+        }
         cl_ulong off = job->off, n = job->n, px = job->bits.pos_xor, nx = job->bits.neg_xor;
         clperm__args ac = {kc, 0, CL_SUCCESS}, as = {ks, 0, CL_SUCCESS};
         CLPERM__ARG(ac, kin);
@@ -429,8 +468,7 @@ static clperm_status run_reduce_then_scan(clperm_ctx *ctx, const clperm__radix_p
         CLPERM_TRY(enqueue(ctx, kc, p->tiles, p->wg, wait, NULL));
         CLPERM_TRY(clperm__scan(ctx, p->count64 ? CLPERM_TYPE_U64 : CLPERM_TYPE_U32, cm, cm, counts, 0, 0, NULL,
                                 NULL));
-        pass_args(&as, job, kin, kbuf[!(pass & 1)], job->value_bytes ? vin : NULL,
-                  job->value_bytes ? vbuf[!(pass & 1)] : NULL, shift, bits);
+        pass_args(&as, job, kin, kout, job->value_bytes ? vin : NULL, job->value_bytes ? vout : NULL, shift, bits);
         CLPERM__ARG(as, lx);
         CLPERM__ARG(as, cm);
         CLPERM__ARG(as, tiles);
@@ -465,7 +503,7 @@ clperm_status clperm__radix_run(clperm_ctx *ctx, const clperm__radix_plan *p, co
     wait_list wait = {num_events, events};
     /* After an even number of passes the keys are back in place; after an odd one they are in the
      * temp buffers and a copy brings them back (skipping passes, clperm_radix_finish decides). */
-    int copy_back = !p->trace && !p->skip && !job->labels && (p->passes & 1);
+    int copy_back = !p->trace && !p->skip && !job->labels && !job->out_keys && (p->passes & 1);
     /* Positions as values: the first pass makes them, but where a tile partition reorders the
      * values before it, they are written first. */
     if (job->argsort && p->rank == CLPERM_RANK_PRESORTED) CLPERM_TRY(finish(ctx, p, job, 0, RUN_IOTA, &wait, NULL));

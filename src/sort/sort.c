@@ -14,7 +14,7 @@ static clperm_status distinct(cl_mem a, uint64_t a_bytes, cl_mem b, uint64_t b_b
     return clperm__check_overlap(a, a_bytes, b, b_bytes, 0);
 }
 
-clperm_status clperm__sort_check_request(const clperm_ctx *ctx, const clperm_sort_request *req,
+clperm_status clperm__sort_check_request(const clperm_ctx *ctx, const clperm_sort_request *req, int in_place,
                                          clperm__radix_job *job) {
     CLPERM_RETURN_IF(!req, CLPERM_ERROR_INVALID_ARGUMENT);
     memset(job, 0, sizeof *job);
@@ -29,7 +29,7 @@ clperm_status clperm__sort_check_request(const clperm_ctx *ctx, const clperm_sor
     uint64_t bytes[4] = {req->n * ks, req->n * vs, req->n * ks, req->n * vs};
     for (int i = 0; i < 4; i++) {
         if ((i & 1 && !vs) || (i >= 2 && !bufs[i])) continue; /* no values; no temp given */
-        CLPERM_TRY(clperm__check_buffer(ctx, bufs[i], req->n, i & 1 ? vs : ks, 1));
+        CLPERM_TRY(clperm__check_buffer(ctx, bufs[i], req->n, i & 1 ? vs : ks, in_place || i >= 2));
         for (int j = 0; j < i; j++) CLPERM_TRY(distinct(bufs[j], bytes[j], bufs[i], bytes[i]));
     }
     job->key_type = req->key_type;
@@ -65,34 +65,85 @@ clperm_status clperm__sort_temps(clperm_ctx *ctx, clperm__radix_job *job, uint64
     return CLPERM_SUCCESS;
 }
 
-static clperm_status sort_checked(clperm_ctx *ctx, const clperm_sort_request *req, cl_uint num_events,
+/* clperm_sort_into's destinations: out_values where the request has values and only then, each
+ * holding n items and writable, none the same as or sharing memory with another buffer of the
+ * request or the other. */
+static clperm_status check_into(const clperm_ctx *ctx, const clperm_sort_request *req, const clperm__radix_job *job,
+                                cl_mem out_keys, cl_mem out_values) {
+    size_t ks = clperm_key_size(job->key_type), vs = job->value_bytes;
+    uint64_t n = req->n;
+    CLPERM_RETURN_IF(!out_keys || (vs != 0) != (out_values != NULL), CLPERM_ERROR_INVALID_ARGUMENT);
+    cl_mem theirs[4] = {req->keys, vs ? req->values : NULL, req->temp_keys, vs ? req->temp_values : NULL};
+    size_t their_size[4] = {ks, vs, ks, vs};
+    cl_mem mine[2] = {out_keys, out_values};
+    size_t my_size[2] = {ks, vs};
+    for (int i = 0; i < 2 && mine[i]; i++) {
+        CLPERM_TRY(clperm__check_buffer(ctx, mine[i], n, my_size[i], 1));
+        for (int j = 0; j < 4; j++) CLPERM_TRY(distinct(theirs[j], n * their_size[j], mine[i], n * my_size[i]));
+    }
+    return distinct(out_keys, n * ks, out_values, n * vs);
+}
+
+/* The keys and values of one item, or of none, where they go: with argsort its position. */
+static clperm_status sort_trivial(clperm_ctx *ctx, const clperm__radix_job *job, cl_uint num_events,
                                   const cl_event *events, cl_event *event) {
-    clperm__radix_job job;
+    size_t ks = clperm_key_size(job->key_type), vs = job->value_bytes;
+    cl_mem vdst = job->out_values ? job->out_values : job->values;
+    int copy_keys = job->n == 1 && job->out_keys, copy_values = job->n == 1 && vs && !job->argsort && job->out_values;
+    if (job->n == 1 && job->argsort) {
+        /* One key: its position, 0. */
+        const cl_ulong zero = 0;
+        CLPERM_TRY(
+            clEnqueueFillBuffer(ctx->queue, vdst, &zero, vs, 0, vs, num_events, events, copy_keys ? NULL : event));
+        num_events = 0, events = NULL;
+    }
+    if (copy_values) {
+        CLPERM_TRY(clEnqueueCopyBuffer(ctx->queue, job->values, vdst, 0, 0, vs, num_events, events, NULL));
+        num_events = 0, events = NULL;
+    }
+    if (copy_keys)
+        return clEnqueueCopyBuffer(ctx->queue, job->keys, job->out_keys, 0, 0, ks, num_events, events, event);
+    if (job->n == 1 && job->argsort) return CLPERM_SUCCESS;
+    return clperm__empty_call(ctx, num_events, events, event);
+}
+
+/* Sorts as the job says, into its out_keys and out_values where they are given. */
+static clperm_status sort_job(clperm_ctx *ctx, clperm__radix_job *job, cl_uint num_events, const cl_event *events,
+                              cl_event *event) {
     clperm__radix_plan plan;
-    CLPERM_TRY(clperm__sort_check_request(ctx, req, &job));
     CLPERM_TRY(clperm__check_events(ctx, num_events, events));
     ctx->counters[CLPERM_COUNTER_TEMP_BYTES] = 0;
-    if (clperm__count_takes(ctx, &job)) {
+    if (clperm__count_takes(ctx, job)) {
         /* By default a device the counting sort cannot take (CLPERM_ERROR_UNSUPPORTED, before
          * anything is enqueued) takes the radix sort. */
-        if (job.n <= 1) return clperm__empty_call(ctx, num_events, events, event);
-        clperm_status st = clperm__count_run(ctx, &job, num_events, events, event);
+        if (job->n <= 1) return sort_trivial(ctx, job, num_events, events, event);
+        clperm_status st = clperm__count_run(ctx, job, num_events, events, event);
         if (st != CLPERM_ERROR_UNSUPPORTED || ctx->params[CLPERM_PARAM_SORT_ALGORITHM] == CLPERM__SORT_COUNTING)
             return st;
     }
-    CLPERM_TRY(clperm__radix_plan_job(ctx, &job, 0, 1, &plan));
-    if (job.n == 1 && job.argsort) {
-        /* One key: its position, 0. */
-        const cl_ulong zero = 0;
-        return clEnqueueFillBuffer(ctx->queue, job.values, &zero, job.value_bytes, 0, job.value_bytes, num_events,
-                                   events, event);
+    CLPERM_TRY(clperm__radix_plan_job(ctx, job, 0, 1, &plan));
+    if (job->n <= 1) return sort_trivial(ctx, job, num_events, events, event);
+    clperm__radix_job in_place;
+    if (job->out_keys && !clperm__radix_takes_into(&plan, job)) {
+        /* Kernels that sort in place only: the keys and values copied out first. */
+        size_t ks = clperm_key_size(job->key_type), vs = job->value_bytes;
+        CLPERM_TRY(clEnqueueCopyBuffer(ctx->queue, job->keys, job->out_keys, 0, 0, (size_t)job->n * ks, num_events,
+                                       events, NULL));
+        num_events = 0, events = NULL;
+        if (vs && !job->argsort)
+            CLPERM_TRY(clEnqueueCopyBuffer(ctx->queue, job->values, job->out_values, 0, 0, (size_t)job->n * vs, 0,
+                                           NULL, NULL));
+        in_place = *job;
+        in_place.keys = job->out_keys;
+        in_place.values = job->out_values;
+        in_place.out_keys = in_place.out_values = NULL;
+        job = &in_place;
     }
-    if (job.n <= 1) return clperm__empty_call(ctx, num_events, events, event);
     cl_mem own_keys = NULL, own_values = NULL;
     uint64_t temp_bytes = 0;
-    clperm_status st = clperm__sort_temps(ctx, &job, job.n, &own_keys, &own_values);
+    clperm_status st = clperm__sort_temps(ctx, job, job->n, &own_keys, &own_values);
     temp_bytes = ctx->counters[CLPERM_COUNTER_TEMP_BYTES];
-    if (st == CLPERM_SUCCESS) st = clperm__radix_run(ctx, &plan, &job, NULL, 0, num_events, events, event);
+    if (st == CLPERM_SUCCESS) st = clperm__radix_run(ctx, &plan, job, NULL, 0, num_events, events, event);
     /* Released now, freed by OpenCL once the commands that use them are done. */
     if (own_keys) clReleaseMemObject(own_keys);
     if (own_values) clReleaseMemObject(own_values);
@@ -100,10 +151,41 @@ static clperm_status sort_checked(clperm_ctx *ctx, const clperm_sort_request *re
     return st;
 }
 
+static clperm_status sort_checked(clperm_ctx *ctx, const clperm_sort_request *req, cl_uint num_events,
+                                  const cl_event *events, cl_event *event) {
+    clperm__radix_job job;
+    CLPERM_TRY(clperm__sort_check_request(ctx, req, 1, &job));
+    return sort_job(ctx, &job, num_events, events, event);
+}
+
 clperm_status clperm_sort(clperm_ctx *ctx, const clperm_sort_request *req, cl_uint num_events, const cl_event *events,
                           cl_event *event) {
     CLPERM_TRY(clperm__ctx_enter(ctx));
     clperm_status st = sort_checked(ctx, req, num_events, events, event);
+    clperm__ctx_leave(ctx);
+    return st;
+}
+
+static clperm_status sort_into_checked(clperm_ctx *ctx, const clperm_sort_request *req, cl_mem out_keys,
+                                       cl_mem out_values, cl_uint num_events, const cl_event *events,
+                                       cl_event *event) {
+    CLPERM_RETURN_IF(!req, CLPERM_ERROR_INVALID_ARGUMENT);
+    clperm__radix_job job;
+    clperm_sort_request r = *req;
+    /* Argsort reads no values: without a buffer of them, the request is checked with out_values
+     * in their place (and out_values against the request as it came). */
+    if (r.argsort && !r.values) r.values = out_values;
+    CLPERM_TRY(clperm__sort_check_request(ctx, &r, 0, &job));
+    CLPERM_TRY(check_into(ctx, req, &job, out_keys, out_values));
+    job.out_keys = out_keys;
+    job.out_values = out_values;
+    return sort_job(ctx, &job, num_events, events, event);
+}
+
+clperm_status clperm_sort_into(clperm_ctx *ctx, const clperm_sort_request *req, cl_mem out_keys, cl_mem out_values,
+                               cl_uint num_events, const cl_event *events, cl_event *event) {
+    CLPERM_TRY(clperm__ctx_enter(ctx));
+    clperm_status st = sort_into_checked(ctx, req, out_keys, out_values, num_events, events, event);
     clperm__ctx_leave(ctx);
     return st;
 }

@@ -23,6 +23,9 @@ typedef struct clperm__radix_job {
     clperm_key_type key_type;
     size_t value_bytes; /* 0, 4 or 8 */
     cl_mem keys, values, temp_keys, temp_values;
+    /* clperm_sort_into: where the sorted keys and values go (NULL: in place); keys and values are
+     * then only read */
+    cl_mem out_keys, out_values;
     uint64_t off, n;
     clperm__sort_bits bits;
     int argsort; /* the values are written, not read: each key's position goes with it */
@@ -63,8 +66,9 @@ int clperm__count_takes(const clperm_ctx *ctx, const clperm__radix_job *job);
 clperm_status clperm__count_run(clperm_ctx *ctx, const clperm__radix_job *job, cl_uint num_events,
                                 const cl_event *events, cl_event *event);
 
-/* Checks req (buffers, types, order) and fills *job from it. */
-clperm_status clperm__sort_check_request(const clperm_ctx *ctx, const clperm_sort_request *req,
+/* Checks req (buffers, types, order) and fills *job from it; in_place 0: keys and values are
+ * only read (clperm_sort_into), and may be read-only. */
+clperm_status clperm__sort_check_request(const clperm_ctx *ctx, const clperm_sort_request *req, int in_place,
                                          clperm__radix_job *job);
 /* Allocates the temp buffers of n items that job lacks (counted in CLPERM_COUNTER_TEMP_BYTES);
  * the caller releases *own_keys and *own_values (NULL when not allocated). */
@@ -80,9 +84,13 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
                                  clperm__radix_plan *plan);
 /* Kernel `name` of the plan's program (radix.cl or radix_serial.cl). */
 clperm_status clperm__radix_kernel(clperm_ctx *ctx, const clperm__radix_plan *plan, const char *name, cl_kernel *out);
+/* 1 when clperm__radix_run takes a job with out_keys as planned: not the tile partitions' ranking,
+ * which reorders each pass's input in place, nor labels or a trace. */
+int clperm__radix_takes_into(const clperm__radix_plan *plan, const clperm__radix_job *job);
 /* Enqueues the sort: the first command waits for the events, the last returns *event. The result
- * lands in the job's keys and values. A trace build (plan->trace) runs the first pass only, into
- * the temp buffers, recording into `trace` (cap words per work-item, after a count). */
+ * lands in the job's keys and values (out_keys and out_values where given). A trace build
+ * (plan->trace) runs the first pass only, into the temp buffers, recording into `trace` (cap words
+ * per work-item, after a count). */
 clperm_status clperm__radix_run(clperm_ctx *ctx, const clperm__radix_plan *plan, const clperm__radix_job *job,
                                 cl_mem trace, cl_uint trace_cap, cl_uint num_events, const cl_event *events,
                                 cl_event *event);
