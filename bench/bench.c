@@ -243,8 +243,8 @@ double bench_measure(bench_dev *d, const bench_case *c, uint64_t n, uint64_t seg
     case BENCH_KIND_SORT_SHUFFLE: return bench_sort_shuffle(d, n, t, verify, extra, err, errcap);
     case BENCH_KIND_TILE: return bench_tile(d, c->tile, segment, c->bits, n, t, verify, err, errcap);
     case BENCH_KIND_SORT:
-        return bench_sort(d, c->key, c->value, c->bits, (c->flags & BENCH_ARGSORT) != 0, n, t, verify, extra, err,
-                          errcap);
+        return bench_sort(d, c->key, c->value, c->bits, c->flags & (BENCH_ARGSORT | BENCH_SORT_INTO), n, t, verify,
+                          extra, err, errcap);
     case BENCH_KIND_SORT_SEGMENTED:
         return bench_sort_segmented(d, segment, c->value, c->keys, n, t, verify, extra, err, errcap);
     case BENCH_KIND_BOOST: return bench_boost_compute(d, c->op, n, t, err, errcap);

@@ -156,9 +156,10 @@ double bench_shuffle(bench_dev *d, int fusion, clperm_bijection bijection, uint6
 double bench_tile(bench_dev *d, clperm_tile_sort algorithm, uint64_t segment, unsigned bits, uint64_t n,
                   const bench_timing *t, bench_verify verify, char *err, size_t errcap);
 /* Device-wide sort (clperm_sort) of n random keys of `key` (below 2^key_bits unless 0) with values
- * of `value` (0: none; argsort: made by the sort), in place, the input restored before each run;
- * extra_bytes: the temp buffers and the scratch. */
-double bench_sort(bench_dev *d, clperm_key_type key, clperm_type value, unsigned key_bits, int argsort, uint64_t n,
+ * of `value` (0: none; flags BENCH_ARGSORT: made by the sort), in place, the input restored before
+ * each run; with BENCH_SORT_INTO by clperm_sort_into from the input buffers; extra_bytes: the temp
+ * buffers and the scratch. */
+double bench_sort(bench_dev *d, clperm_key_type key, clperm_type value, unsigned key_bits, unsigned flags, uint64_t n,
                   const bench_timing *t, bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap);
 /* Segmented sort (clperm_sort_segmented) of n random u32 keys (pattern: BENCH_KEYS_*), with random values
  * of type `value` (0: none), in segments of `segment` keys (0: a skewed mix of lengths, about
@@ -262,6 +263,7 @@ typedef enum bench_bound { BENCH_BOUND_NONE, BENCH_BOUND_COPY, BENCH_BOUND_GATHE
 #define BENCH_BOOST 32u      /* needs Boost.Compute (libboost-dev, a C++ compiler)            */
 #define BENCH_TABLE2 64u     /* an offline permutation of the paper's Table 2 (--table2)      */
 #define BENCH_ARGSORT 128u   /* a device-wide sort whose values are made by it (argsort)      */
+#define BENCH_SORT_INTO 256u /* a device-wide sort out of place (clperm_sort_into)            */
 
 /* Keys of the segmented sorts (bench_case.keys): uniform over 32 bits; in threes that share all
  * but their low 8 bits; two clusters 2^31 apart, each over its low 10 bits (the register

@@ -189,10 +189,12 @@ typedef struct sort_run {
     clperm_segments segs; /* offsets NULL: the device-wide sort */
     cl_mem input_keys, input_values;
     size_t key_bytes, value_bytes;
+    int into; /* clperm_sort_into from the input buffers to the request's */
 } sort_run;
 
 static cl_int restore_sort_input(void *arg) {
     sort_run *r = arg;
+    if (r->into) return CL_SUCCESS;
     cl_int e = clEnqueueCopyBuffer(r->d->queue, r->input_keys, r->req.keys, 0, 0, r->key_bytes, 0, NULL, NULL);
     if (e == CL_SUCCESS && r->value_bytes)
         e = clEnqueueCopyBuffer(r->d->queue, r->input_values, r->req.values, 0, 0, r->value_bytes, 0, NULL, NULL);
@@ -202,6 +204,12 @@ static cl_int restore_sort_input(void *arg) {
 static cl_int run_sort(void *arg) {
     sort_run *r = arg;
     if (r->segs.offsets) return clperm_sort_segmented(r->d->ctx, &r->req, &r->segs, 0, NULL, NULL);
+    if (r->into) {
+        clperm_sort_request in = r->req;
+        in.keys = r->input_keys;
+        in.values = r->req.argsort ? NULL : r->input_values;
+        return clperm_sort_into(r->d->ctx, &in, r->req.keys, r->req.values, 0, NULL, NULL);
+    }
     return clperm_sort(r->d->ctx, &r->req, 0, NULL, NULL);
 }
 
@@ -251,11 +259,13 @@ static double time_sort(sort_run *r, const void *keys, const void *values, const
 
 /* Random keys (below 2^key_bits, unless 0) and values; argsort: the sort makes the values, the
  * check sorts positions along on the host. */
-double bench_sort(bench_dev *d, clperm_key_type key, clperm_type value, unsigned key_bits, int argsort, uint64_t n,
+double bench_sort(bench_dev *d, clperm_key_type key, clperm_type value, unsigned key_bits, unsigned flags, uint64_t n,
                   const bench_timing *t, bench_verify verify, uint64_t *extra_bytes, char *err, size_t errcap) {
     sort_run r;
     memset(&r, 0, sizeof r);
     r.d = d;
+    int argsort = (flags & BENCH_ARGSORT) != 0;
+    r.into = (flags & BENCH_SORT_INTO) != 0;
     r.req.key_type = key;
     r.req.value_type = value;
     r.req.n = n;
