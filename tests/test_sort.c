@@ -579,6 +579,13 @@ Test(sort, device_equals_host) {
                                        1};
                         ran += check_sort(ctx, &c);
                     }
+            /* Out of place, no key and one: nothing sorted, the one key (and value, or its position)
+             * copied out. */
+            for (uint64_t k = 0; k < 2 && nseen == 1; k++)
+                for (int a = 0; a < 2; a++) {
+                    sort_case c = {cfg, CLPERM_KEY_U32, CLPERM_TYPE_U32, k, RANDOM, {0, 0, 0}, seed + 500, a, 1};
+                    ran += check_sort(ctx, &c);
+                }
             cr_log_info("%s: %s: %d sorts", test_device_label(ctx), cfg->name, ran);
         }
     }

@@ -84,27 +84,32 @@ static clperm_status check_into(const clperm_ctx *ctx, const clperm_sort_request
     return distinct(out_keys, n * ks, out_values, n * vs);
 }
 
-/* The keys and values of one item, or of none, where they go: with argsort its position. */
+/* A job with out_keys becomes one in place on its outputs, the input copied there first (its
+ * values too, unless argsort makes them): for kernels that sort in place only, and for 0 or 1
+ * keys. The copies wait for the events, which are then used. */
+static clperm_status copy_out(clperm_ctx *ctx, clperm__radix_job *job, cl_uint *num_events, const cl_event **events) {
+    size_t ks = clperm_key_size(job->key_type), vs = job->value_bytes;
+    if (job->n) {
+        CLPERM_TRY(clEnqueueCopyBuffer(ctx->queue, job->keys, job->out_keys, 0, 0, (size_t)job->n * ks, *num_events,
+                                       *events, NULL));
+        *num_events = 0, *events = NULL;
+        if (vs && !job->argsort)
+            CLPERM_TRY(clEnqueueCopyBuffer(ctx->queue, job->values, job->out_values, 0, 0, (size_t)job->n * vs, 0,
+                                           NULL, NULL));
+    }
+    job->keys = job->out_keys;
+    job->values = job->out_values;
+    job->out_keys = job->out_values = NULL;
+    return CLPERM_SUCCESS;
+}
+
+/* 0 or 1 keys in place: nothing to move; with argsort the one key's position, 0. */
 static clperm_status sort_trivial(clperm_ctx *ctx, const clperm__radix_job *job, cl_uint num_events,
                                   const cl_event *events, cl_event *event) {
-    size_t ks = clperm_key_size(job->key_type), vs = job->value_bytes;
-    cl_mem vdst = job->out_values ? job->out_values : job->values;
-    int copy_keys = job->n == 1 && job->out_keys, copy_values = job->n == 1 && vs && !job->argsort && job->out_values;
-    if (job->n == 1 && job->argsort) {
-        /* One key: its position, 0. */
-        const cl_ulong zero = 0;
-        CLPERM_TRY(
-            clEnqueueFillBuffer(ctx->queue, vdst, &zero, vs, 0, vs, num_events, events, copy_keys ? NULL : event));
-        num_events = 0, events = NULL;
-    }
-    if (copy_values) {
-        CLPERM_TRY(clEnqueueCopyBuffer(ctx->queue, job->values, vdst, 0, 0, vs, num_events, events, NULL));
-        num_events = 0, events = NULL;
-    }
-    if (copy_keys)
-        return clEnqueueCopyBuffer(ctx->queue, job->keys, job->out_keys, 0, 0, ks, num_events, events, event);
-    if (job->n == 1 && job->argsort) return CLPERM_SUCCESS;
-    return clperm__empty_call(ctx, num_events, events, event);
+    if (job->n == 0 || !job->argsort) return clperm__empty_call(ctx, num_events, events, event);
+    const cl_ulong zero = 0;
+    return clEnqueueFillBuffer(ctx->queue, job->values, &zero, job->value_bytes, 0, job->value_bytes, num_events,
+                               events, event);
 }
 
 /* Sorts as the job says, into its out_keys and out_values where they are given. */
@@ -116,29 +121,18 @@ static clperm_status sort_job(clperm_ctx *ctx, clperm__radix_job *job, cl_uint n
     if (clperm__count_takes(ctx, job)) {
         /* By default a device the counting sort cannot take (CLPERM_ERROR_UNSUPPORTED, before
          * anything is enqueued) takes the radix sort. */
-        if (job->n <= 1) return sort_trivial(ctx, job, num_events, events, event);
+        if (job->n <= 1) {
+            if (job->out_keys) CLPERM_TRY(copy_out(ctx, job, &num_events, &events));
+            return sort_trivial(ctx, job, num_events, events, event);
+        }
         clperm_status st = clperm__count_run(ctx, job, num_events, events, event);
         if (st != CLPERM_ERROR_UNSUPPORTED || ctx->params[CLPERM_PARAM_SORT_ALGORITHM] == CLPERM__SORT_COUNTING)
             return st;
     }
     CLPERM_TRY(clperm__radix_plan_job(ctx, job, 0, 1, &plan));
+    if (job->out_keys && (job->n <= 1 || !clperm__radix_takes_into(&plan, job)))
+        CLPERM_TRY(copy_out(ctx, job, &num_events, &events));
     if (job->n <= 1) return sort_trivial(ctx, job, num_events, events, event);
-    clperm__radix_job in_place;
-    if (job->out_keys && !clperm__radix_takes_into(&plan, job)) {
-        /* Kernels that sort in place only: the keys and values copied out first. */
-        size_t ks = clperm_key_size(job->key_type), vs = job->value_bytes;
-        CLPERM_TRY(clEnqueueCopyBuffer(ctx->queue, job->keys, job->out_keys, 0, 0, (size_t)job->n * ks, num_events,
-                                       events, NULL));
-        num_events = 0, events = NULL;
-        if (vs && !job->argsort)
-            CLPERM_TRY(clEnqueueCopyBuffer(ctx->queue, job->values, job->out_values, 0, 0, (size_t)job->n * vs, 0,
-                                           NULL, NULL));
-        in_place = *job;
-        in_place.keys = job->out_keys;
-        in_place.values = job->out_values;
-        in_place.out_keys = in_place.out_values = NULL;
-        job = &in_place;
-    }
     cl_mem own_keys = NULL, own_values = NULL;
     uint64_t temp_bytes = 0;
     clperm_status st = clperm__sort_temps(ctx, job, job->n, &own_keys, &own_values);
