@@ -22,12 +22,18 @@
 #define TUNE_MAX_VALUES 32 /* tunables of one family */
 #define TUNE_MAX_JOBS 6
 #define TUNE_MAX_SEEN 2048 /* candidates of one family remembered, so that none is timed twice */
+#define TUNE_MAX_NEAR 16   /* candidates that seemed better and were not confirmed, kept for a second look */
 /* A change is kept when the jobs it moves get faster by more than this, twice over: on GPUs 1%; on
  * CPUs, whose times wander by more from run to run, 4%. */
 #define TUNE_GAIN_GPU 0.01
 #define TUNE_GAIN_CPU 0.04
 /* Timings of the best values and a candidate that seemed better, in turn, before it is kept. */
 #define TUNE_CONFIRM_PAIRS 2
+/* A candidate is dropped once the jobs it moves that were timed are slower than with the best
+ * values by this many gains (on GPUs 5%): each job's programs take seconds to build, and most
+ * candidates lose on their first job already. */
+#define TUNE_DROP_GAINS 5
+#define TUNE_DROPPED (-2.0)
 
 /* A job that stands for a family's work: a bench case, at the tuning size. */
 typedef struct tune_job {
@@ -48,6 +54,9 @@ typedef struct tune_family {
     const char *couples;
     /* ",a=b," where a at 0 takes b's value: the search moves a from b's value. */
     const char *inherits;
+    /* ",a,b," tunables searched before the others, in this order, or NULL: those that change what
+     * the others are tuned on (the sort's ranking changes every tile's registers). */
+    const char *first;
 } tune_family;
 
 #define SCAN_JOB(lbl, op, type, bytes, t)                                                                              \
@@ -69,18 +78,18 @@ static const tune_family tune_families[] = {
     {"scan",
      {SCAN_JOB("scan u32", "scan_exclusive", "u32", 8, ",kernel,wg_size,items_u32,stage,serial_u32,groups_per_cu,"),
       SCAN_JOB("scan u64", "scan_exclusive", "u64", 16, ",kernel,wg_size,items_u64,stage,serial_u64,groups_per_cu,")},
-     2, NULL, 1, ",wg_size:items_u32,wg_size:items_u64,", NULL},
+     2, NULL, 1, ",wg_size:items_u32,wg_size:items_u64,", NULL, NULL},
     {"shuffle",
      {{"shuffle u64",
        {"shuffle", "shuffle", "shuffle", "default", "u64", BENCH_KIND_SHUFFLE, BENCH_BOUND_GATHER, 16, .flags = 0,
         .bijection = CLPERM_BIJECTION_FEISTEL},
        0, NULL}},
-     1, NULL, 1, NULL, NULL},
+     1, NULL, 1, NULL, NULL, NULL},
     /* The default generator's k chooses the numbers, not the speed: left alone. */
     {"rng",
      {{"rng fill",
        {"rng", "rng", "rng_fill", "default", "u32", BENCH_KIND_RNG_FILL, BENCH_BOUND_COPY, 4, .flags = 0}, 0, NULL}},
-     1, "k", 0.5, NULL, NULL},
+     1, "k", 0.5, NULL, NULL, NULL},
     {"sort",
      {SORT_JOB("u32", CLPERM_KEY_U32, 0, "u32", 8, SORT_COMMON "wg_size_32,items_32,regs_32,"),
       SORT_JOB("u32-u32", CLPERM_KEY_U32, CLPERM_TYPE_U32, "u32", 16,
@@ -91,7 +100,7 @@ static const tune_family tune_families[] = {
      4, NULL, 4,
      ",items_32:regs_32,wg_size_32:items_32,items_32v:regs_32v,wg_size_32v:items_32v,items_64:regs_64,"
      "wg_size_64:items_64,items_64v:regs_64v,wg_size_64v:items_64v,",
-     ",wg_size_32v=wg_size_32,items_32v=items_32,wg_size_64v=wg_size_64,items_64v=items_64,"},
+     ",wg_size_32v=wg_size_32,items_32v=items_32,wg_size_64v=wg_size_64,items_64v=items_64,", ",kernel,rank,"},
     /* After the sort: the segmented sort's longest segments are the sort's. The tile sort at three
      * lengths, as the best aspect depends on the length (the H100's Shearsort, aspect 2 against 4:
      * 1.11x at 128 keys, 1.07x at 512, 0.95x at 2048). */
@@ -100,7 +109,7 @@ static const tune_family tune_families[] = {
       {"segmented skewed",
        {"sort_segmented", "sort", "sort_segmented", "skewed", "u32", BENCH_KIND_SORT_SEGMENTED, BENCH_BOUND_COPY, 8,
         .flags = 0},
-       0, NULL},
+       0, ",aspect,auto_sort,reg_items,"},
       {"segmented pairs 256",
        {"sort_segmented", "sort", "sort_segmented", "fixed-pairs", "u32", BENCH_KIND_SORT_SEGMENTED, BENCH_BOUND_COPY,
         16, .flags = 0, .value = CLPERM_TYPE_U32},
@@ -109,14 +118,14 @@ static const tune_family tune_families[] = {
        {"sort_segmented", "sort", "sort_segmented", "fixed-pairs", "u32", BENCH_KIND_SORT_SEGMENTED, BENCH_BOUND_COPY,
         16, .flags = 0, .value = CLPERM_TYPE_U32},
        2048, ",reg_pair_items_long,"}},
-     6, NULL, 1.5, NULL, NULL},
+     6, NULL, 1.5, NULL, NULL, NULL},
     {"permute",
      {PERMUTE_JOB("transpose-4B", BENCH_PERMUTE_SPECIAL, BENCH_PERM_TRANSPOSE, "u32", 4, ",kernel,tiles_4,tr_rows_4,"),
       PERMUTE_JOB("transpose-8B", BENCH_PERMUTE_SPECIAL, BENCH_PERM_TRANSPOSE, "u64", 8, ",kernel,tiles_8,"),
       PERMUTE_JOB("bit-reversal-4B", BENCH_PERMUTE_SPECIAL, BENCH_PERM_BIT_REVERSAL, "u32", 4,
                   ",kernel,tiles_4,rev_tiles_4,"),
       PERMUTE_JOB("scheduled-random-4B", BENCH_PERMUTE_SCHEDULED, BENCH_PERM_RANDOM, "u32", 4, ",plan_fusion,")},
-     4, NULL, 1.5, NULL, NULL},
+     4, NULL, 1.5, NULL, NULL, NULL},
 };
 #define TUNE_NFAMILIES (sizeof tune_families / sizeof tune_families[0])
 
@@ -300,6 +309,13 @@ typedef struct tune_state {
         int v[TUNE_MAX_VALUES];
     } *seen;
     int nseen;
+    /* Candidates whose first timing beat the best values and whose confirmation did not: their
+     * values and the best values of that moment. */
+    struct tune_near {
+        unsigned mask;
+        int from[TUNE_MAX_VALUES], v[TUNE_MAX_VALUES];
+    } near[TUNE_MAX_NEAR];
+    int nnear;
     double deadline;
     double slowest; /* seconds of the family's slowest candidate yet (builds, timings, confirmation) */
     cJSON *doc;   /* the file being written */
@@ -316,15 +332,31 @@ static void note(const char *fmt, ...) {
     fflush(stderr);
 }
 
-static void space_of(const char *family, const char *skip, tune_space *s) {
+/* The family's tunables, those named in `first` before the others in its order. */
+static void space_of(const tune_family *fam, tune_space *s) {
     s->count = 0;
-    for (size_t i = 0; i < clperm_tunable_count() && s->count < TUNE_MAX_VALUES; i++) {
-        clperm_tunable t;
-        if (clperm_tunable_info(i, &t) != CLPERM_SUCCESS || strcmp(t.family, family) != 0) continue;
-        if (skip && !strcmp(t.name, skip)) continue;
-        s->index[s->count] = (int)i;
-        s->info[s->count++] = t;
-    }
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < clperm_tunable_count() && s->count < TUNE_MAX_VALUES; i++) {
+            clperm_tunable t;
+            if (clperm_tunable_info(i, &t) != CLPERM_SUCCESS || strcmp(t.family, fam->name) != 0) continue;
+            if (fam->skip && !strcmp(t.name, fam->skip)) continue;
+            char key[64];
+            snprintf(key, sizeof key, ",%s,", t.name);
+            const char *at = fam->first ? strstr(fam->first, key) : NULL;
+            if ((pass == 0) != (at != NULL)) continue;
+            int k = s->count;
+            /* Among the first, by their place in `first`. */
+            for (; pass == 0 && k > 0; k--) {
+                char prev[64];
+                snprintf(prev, sizeof prev, ",%s,", s->info[k - 1].name);
+                if (strstr(fam->first, prev) < at) break;
+                s->index[k] = s->index[k - 1];
+                s->info[k] = s->info[k - 1];
+            }
+            s->index[k] = (int)i;
+            s->info[k] = t;
+            s->count++;
+        }
 }
 
 static int read_values(tune_state *st, int *v) {
@@ -348,13 +380,15 @@ static uint64_t check_size(const tune_state *st, const tune_job *job) {
 }
 
 /* Times the jobs of `mask` (bit j: job j) with the context's values, each first checked at the
- * check size: the geometric mean of their seconds (each job counts the same), or negative with
- * err. */
-static double evaluate(tune_state *st, unsigned mask, double *per_job, char *err, size_t cap) {
+ * check size: the geometric mean of their seconds (each job counts the same), or -1 with err.
+ * With drop > 0: TUNE_DROPPED, with err saying why, once the jobs timed are slower together
+ * (their geometric mean) than the best values' times of the same jobs by more than drop and jobs
+ * are left, which are then not timed. */
+static double evaluate(tune_state *st, unsigned mask, double *per_job, double drop, char *err, size_t cap) {
     bench_timing check = {0, 1, 0};
-    double total = 0;
+    double total = 0, against = 0;
     uint64_t extra = 0;
-    int count = 0;
+    int count = 0, jobs = __builtin_popcount(mask);
     for (int j = 0; j < st->njobs; j++) {
         if (!(mask >> j & 1)) continue;
         const tune_job *job = &st->jobs[j];
@@ -372,7 +406,13 @@ static double evaluate(tune_state *st, unsigned mask, double *per_job, char *err
         }
         per_job[j] = s;
         total += log(s);
+        against += st->best_s[j] > 0 ? log(st->best_s[j]) : log(s);
         count++;
+        double slower = exp((total - against) / count);
+        if (drop > 0 && count < jobs && slower > drop) {
+            snprintf(err, cap, "dropped after %d of %d jobs at %.3fx the best values' time", count, jobs, slower);
+            return TUNE_DROPPED;
+        }
     }
     return count ? exp(total / count) : -1;
 }
@@ -605,7 +645,7 @@ static void figure_of(tune_state *st, clperm_tuning_source upto, double *s, int 
     char err[256];
     clperm_ctx_reset_tuning(st->d->ctx, st->fam->name, upto);
     read_values(st, values);
-    if (evaluate(st, st->all, s, err, sizeof err) < 0) {
+    if (evaluate(st, st->all, s, 0, err, sizeof err) < 0) {
         note("%s: the %s rows fail: %s", st->fam->name, upto == CLPERM_TUNING_CLASS_ROW ? "generic" : "built-in", err);
         memset(s, 0, sizeof(double) * TUNE_MAX_JOBS);
     }
@@ -649,16 +689,21 @@ static int try_timed(tune_state *st, const int *v, unsigned mask, int round) {
         if (v[i] != st->best[i] && at < (int)sizeof what)
             at += snprintf(what + at, sizeof what - (size_t)at, "%s%s=%d", at ? " " : "", st->space.info[i].name, v[i]);
     st->tried++;
-    double s[TUNE_MAX_JOBS], best = mean_of(st, mask, st->best_s);
+    double s[TUNE_MAX_JOBS], best = mean_of(st, mask, st->best_s), t0 = bench_now();
+    double gain = bench_dev_is_cpu(st->d) ? TUNE_GAIN_CPU : TUNE_GAIN_GPU;
     memcpy(s, st->best_s, sizeof s);
     snprintf(err, sizeof err, "the context refuses the value");
-    double total = write_values(st, v) == 0 ? evaluate(st, mask, s, err, sizeof err) : -1;
+    double total = write_values(st, v) == 0 ? evaluate(st, mask, s, 1 + TUNE_DROP_GAINS * gain, err, sizeof err) : -1;
+    if (total == TUNE_DROPPED) {
+        fprintf(stderr, "clperm tune: %s round %d candidate %d: %s %s (%.1f s)\n", st->fam->name, round, st->tried,
+                what, err, bench_now() - t0);
+        return 0;
+    }
     if (total < 0) {
         st->skipped++;
         note("%s: candidate %d, %s skipped: %s", st->fam->name, st->tried, what, err);
         return 0;
     }
-    double gain = bench_dev_is_cpu(st->d) ? TUNE_GAIN_CPU : TUNE_GAIN_GPU;
     double keep = tightens_caps(st, v) ? 1 + gain / 2 : 1 - gain;
     int better = total < best * keep;
     if (better) {
@@ -671,8 +716,8 @@ static int try_timed(tune_state *st, const int *v, unsigned mask, int round) {
             double sb[TUNE_MAX_JOBS], s2[TUNE_MAX_JOBS];
             memcpy(sb, st->best_s, sizeof sb);
             memcpy(s2, s, sizeof s2);
-            double b = write_values(st, st->best) == 0 ? evaluate(st, mask, sb, err, sizeof err) : -1;
-            double c = write_values(st, v) == 0 ? evaluate(st, mask, s2, err, sizeof err) : -1;
+            double b = write_values(st, st->best) == 0 ? evaluate(st, mask, sb, 0, err, sizeof err) : -1;
+            double c = write_values(st, v) == 0 ? evaluate(st, mask, s2, 0, err, sizeof err) : -1;
             if (b < 0 || c < 0) {
                 now = again = -1;
                 break;
@@ -684,14 +729,20 @@ static int try_timed(tune_state *st, const int *v, unsigned mask, int round) {
             }
         }
         better = now > 0 && again > 0 && again < now * keep;
+        if (!better && st->nnear < TUNE_MAX_NEAR) {
+            struct tune_near *c = &st->near[st->nnear++];
+            c->mask = mask;
+            memcpy(c->from, st->best, sizeof c->from);
+            memcpy(c->v, v, sizeof c->v);
+        }
         if (better && again > total) {
             total = again;
             memcpy(s, s_again, sizeof s);
         }
     }
-    fprintf(stderr, "clperm tune: %s round %d candidate %d: %s %.4g ms%s (best %.4g ms over %d job(s))\n",
+    fprintf(stderr, "clperm tune: %s round %d candidate %d: %s %.4g ms%s (best %.4g ms over %d job(s); %.1f s)\n",
             st->fam->name, round, st->tried, what, total * 1e3, better ? " kept" : "", (better ? total : best) * 1e3,
-            __builtin_popcount(mask));
+            __builtin_popcount(mask), bench_now() - t0);
     if (!better) return 0;
     memcpy(st->best, v, sizeof st->best);
     memcpy(st->best_s, s, sizeof s);
@@ -850,6 +901,36 @@ static int move_pairs(tune_state *st, int round, double until) {
     return 0;
 }
 
+/* The candidates that seemed better and were not confirmed, each timed once more with its changes
+ * applied to the best values of now: at the tuning size some jobs' times move by more than the
+ * gain from one timing to the next (the segmented sort of u32 pairs in segments of 2048 on the
+ * H200: 16 keys a work-item 3% faster at first, not confirmed, and 6% faster in the final
+ * comparison). Only where the rounds keep nothing else and time is left. 1 when one was kept. */
+static int second_look(tune_state *st, int round, double until) {
+    struct tune_near near[TUNE_MAX_NEAR];
+    int n = st->nnear, changed = 0, k = 0;
+    memcpy(near, st->near, sizeof near);
+    st->nnear = 0;
+    if (n && time_left(st, until))
+        note("%s: round %d: a second look at %d candidate(s) that seemed faster and were not confirmed", st->fam->name,
+             round, n);
+    for (; k < n && !changed && time_left(st, until); k++) {
+        int v[TUNE_MAX_VALUES];
+        memcpy(v, st->best, sizeof v);
+        for (int i = 0; i < st->space.count; i++)
+            if (near[k].v[i] != near[k].from[i]) v[i] = near[k].v[i];
+        if (!memcmp(v, st->best, sizeof(int) * (size_t)st->space.count)) continue;
+        double t0 = bench_now();
+        changed = try_timed(st, v, near[k].mask, round);
+        if (bench_now() - t0 > st->slowest) st->slowest = bench_now() - t0;
+    }
+    /* Each gets one second look: those not confirmed again are not kept for a third; those not
+     * reached wait for the next. */
+    st->nnear = 0;
+    for (; k < n; k++) st->near[st->nnear++] = near[k];
+    return changed;
+}
+
 /* Rounds of the final comparison. On GPUs too a job's time moves between evaluations: the
  * scheduled permutation of 2^24 items on the H100 by 11% with the same values (52.2 and 47.0 G
  * items/s). On CPUs five: a series of five runs of one job there can be slow throughout. */
@@ -927,7 +1008,7 @@ static int tune_family_run(tune_state *st, int fi, double share) {
     double now = bench_now();
     double left = st->deadline - now;
     double until = now + left * share;
-    space_of(st->fam->name, st->fam->skip, &st->space);
+    space_of(st->fam, &st->space);
     st->njobs = 0;
     for (int j = 0; j < st->fam->njobs; j++) {
         const tune_job *job = &st->fam->jobs[j];
@@ -949,7 +1030,7 @@ static int tune_family_run(tune_state *st, int fi, double share) {
         note("%s: nothing to tune on this device", st->fam->name);
         return 0;
     }
-    st->tried = st->skipped = st->nseen = 0;
+    st->tried = st->skipped = st->nseen = st->nnear = 0;
     memset(st->start_s, 0, sizeof st->start_s);
     if (read_values(st, st->initial) != 0) return -1;
     for (int j = 0; j < st->njobs; j++) {
@@ -971,7 +1052,7 @@ static int tune_family_run(tune_state *st, int fi, double share) {
     memcpy(start_v, st->best, sizeof start_v);
     if (write_values(st, st->best) != 0) return -1;
     double t_eval = bench_now();
-    double start_total = evaluate(st, st->all, st->best_s, err, sizeof err);
+    double start_total = evaluate(st, st->all, st->best_s, 0, err, sizeof err);
     /* The search leaves the time of the final comparison (rounds of three timings of each job) and of the
      * check at the timed size within the family's share. */
     st->slowest = bench_now() - t_eval;
@@ -989,7 +1070,7 @@ static int tune_family_run(tune_state *st, int fi, double share) {
      * the family's time is spent (docs/tuning.md). */
     for (int round = 1; time_left(st, until); round++)
         if (!descend(st, round, until) && !scale_tiles(st, round, until) && !move_couples(st, round, until) &&
-            !move_pairs(st, round, until))
+            !move_pairs(st, round, until) && !second_look(st, round, until))
             break;
     /* The figures of the values kept, all jobs timed together and beside them the built-in and
      * the generic rows' again, so that all three are of one moment: rounds of each job with the
