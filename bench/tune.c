@@ -334,30 +334,31 @@ static void note(const char *fmt, ...) {
     fflush(stderr);
 }
 
+/* Where tunable `name` stands in the family's `first` list, or past every place there. */
+static size_t first_place(const tune_family *fam, const char *name) {
+    char key[64];
+    snprintf(key, sizeof key, ",%s,", name);
+    const char *at = fam->first ? strstr(fam->first, key) : NULL;
+    return at ? (size_t)(at - fam->first) : (size_t)-1;
+}
+
 /* The family's tunables, those named in `first` before the others in its order. */
 static void space_of(const tune_family *fam, tune_space *s) {
     s->count = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < clperm_tunable_count() && s->count < TUNE_MAX_VALUES; i++) {
-            clperm_tunable t;
-            if (clperm_tunable_info(i, &t) != CLPERM_SUCCESS || strcmp(t.family, fam->name) != 0) continue;
-            if (fam->skip && !strcmp(t.name, fam->skip)) continue;
-            char key[64];
-            snprintf(key, sizeof key, ",%s,", t.name);
-            const char *at = fam->first ? strstr(fam->first, key) : NULL;
-            if ((pass == 0) != (at != NULL)) continue;
-            int k = s->count;
-            /* Among the first, by their place in `first`. */
-            for (; pass == 0 && k > 0; k--) {
-                char prev[64];
-                snprintf(prev, sizeof prev, ",%s,", s->info[k - 1].name);
-                if (strstr(fam->first, prev) < at) break;
-                s->index[k] = s->index[k - 1];
-                s->info[k] = s->info[k - 1];
-            }
-            s->index[k] = (int)i;
-            s->info[k] = t;
-            s->count++;
+    for (size_t i = 0; i < clperm_tunable_count() && s->count < TUNE_MAX_VALUES; i++) {
+        clperm_tunable t;
+        if (clperm_tunable_info(i, &t) != CLPERM_SUCCESS || strcmp(t.family, fam->name) != 0) continue;
+        if (fam->skip && !strcmp(t.name, fam->skip)) continue;
+        s->index[s->count] = (int)i;
+        s->info[s->count++] = t;
+    }
+    /* A stable insertion sort by that place: the others keep the library's order. */
+    for (int i = 1; i < s->count; i++)
+        for (int k = i; k > 0 && first_place(fam, s->info[k].name) < first_place(fam, s->info[k - 1].name); k--) {
+            int index = s->index[k];
+            clperm_tunable t = s->info[k];
+            s->index[k] = s->index[k - 1], s->info[k] = s->info[k - 1];
+            s->index[k - 1] = index, s->info[k - 1] = t;
         }
 }
 
@@ -673,16 +674,21 @@ static int tightens_caps(const tune_state *st, const int *v) {
  * A candidate timed before for the same jobs is not timed again. */
 static int try_timed(tune_state *st, const int *v, unsigned mask, int round);
 
+/* try_timed, its time kept as the family's slowest where it is. */
+static int try_clocked(tune_state *st, const int *v, unsigned mask, int round) {
+    double t0 = bench_now();
+    int kept = try_timed(st, v, mask, round);
+    if (bench_now() - t0 > st->slowest) st->slowest = bench_now() - t0;
+    return kept;
+}
+
 static int try_values(tune_state *st, const int *v, unsigned mask, int round) {
     struct tune_seen key = {mask, {0}};
     for (int i = 0; i < st->space.count; i++) key.v[i] = st->moves[i] & mask ? v[i] : -1;
     for (int k = 0; k < st->nseen; k++)
         if (!memcmp(&st->seen[k], &key, sizeof key)) return 0;
     if (st->nseen < TUNE_MAX_SEEN) st->seen[st->nseen++] = key;
-    double t0 = bench_now();
-    int kept = try_timed(st, v, mask, round);
-    if (bench_now() - t0 > st->slowest) st->slowest = bench_now() - t0;
-    return kept;
+    return try_clocked(st, v, mask, round);
 }
 
 static int try_timed(tune_state *st, const int *v, unsigned mask, int round) {
@@ -922,9 +928,7 @@ static int second_look(tune_state *st, int round, double until) {
         for (int i = 0; i < st->space.count; i++)
             if (near[k].v[i] != near[k].from[i]) v[i] = near[k].v[i];
         if (!memcmp(v, st->best, sizeof(int) * (size_t)st->space.count)) continue;
-        double t0 = bench_now();
-        changed = try_timed(st, v, near[k].mask, round);
-        if (bench_now() - t0 > st->slowest) st->slowest = bench_now() - t0;
+        changed = try_clocked(st, v, near[k].mask, round);
     }
     /* Each gets one second look: those not confirmed again are not kept for a third; those not
      * reached wait for the next. */
