@@ -220,6 +220,7 @@ typedef struct clperm_profile {
                                   * with one work-item                                        */
     cl_uint registers_per_block; /* NVIDIA: the registers a work-group may hold
                                   * (CL_DEVICE_REGISTERS_PER_BLOCK_NV); 0 elsewhere          */
+    cl_ulong cache_bytes;        /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (0: not reported)        */
 } clperm_profile;
 
 /* Copies the context's device profile into *out. */

@@ -237,16 +237,17 @@ Test(caps, the_profile_shows_the_caps_and_malformed_ones_are_refused) {
         test_no_device();
         return;
     }
-    cr_assert_eq(setenv("CLPERM_TEST_PROFILE", "local=16384,wg=64,no-atomics64", 1), 0);
+    cr_assert_eq(setenv("CLPERM_TEST_PROFILE", "local=16384,wg=64,cache=4096,no-atomics64", 1), 0);
     clperm_ctx *ctx = NULL;
     cr_assert_eq(clperm_ctx_create_device(&ctx, "0"), CLPERM_SUCCESS);
     clperm_profile p;
     cr_assert_eq(clperm_ctx_profile(ctx, &p), CLPERM_SUCCESS);
     cr_assert_leq(p.local_mem_bytes, 16384);
     cr_assert_leq(p.max_work_group_size, 64);
+    cr_assert_eq(p.cache_bytes, 4096);
     cr_assert_eq(p.atomics64, 0);
     clperm_ctx_free(ctx);
-    const char *bad[] = {"local=16", "wg=0", "fast", "local=1k", "wg=64,fast"};
+    const char *bad[] = {"local=16", "wg=0", "fast", "local=1k", "wg=64,fast", "cache=8"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cr_assert_eq(setenv("CLPERM_TEST_PROFILE", bad[i], 1), 0);
         ctx = NULL;

@@ -25,8 +25,9 @@ static int is_pow2(cl_uint x) { return x && !(x & (x - 1)); }
         buf[sizeof(buf) - 1] = 0;                                                                  \
     } while (0)
 
-/* Test-only: CLPERM_TEST_PROFILE, comma-separated "local=BYTES", "wg=N", "no-atomics64", lowers
- * what the profile says the device has, to run clperm as on a smaller device. Another form fails
+/* Test-only: CLPERM_TEST_PROFILE, comma-separated "local=BYTES", "wg=N", "cache=BYTES",
+ * "no-atomics64", lowers what the profile says the device has, to run clperm as on a smaller
+ * device (cache=BYTES: the sizes from which CPUs' scatters write past the cache). Another form fails
  * context creation (CLPERM_ERROR_INVALID_ARGUMENT, with a CLPERM_DEBUG message). */
 static clperm_status caps_from_env(clperm_profile *p) {
     const char *env = getenv("CLPERM_TEST_PROFILE");
@@ -41,6 +42,8 @@ static clperm_status caps_from_env(clperm_profile *p) {
             if (v < p->local_mem_bytes) p->local_mem_bytes = v;
         } else if (sscanf(item, "wg=%llu%n", &v, &used) == 1 && !item[used] && v >= 1) {
             if (v < p->max_work_group_size) p->max_work_group_size = (size_t)v;
+        } else if (sscanf(item, "cache=%llu%n", &v, &used) == 1 && !item[used] && v >= 64) {
+            if (v < p->cache_bytes || p->cache_bytes == 0) p->cache_bytes = v;
         } else if (strcmp(item, "no-atomics64") == 0) {
             p->atomics64 = 0;
         } else {
@@ -49,7 +52,8 @@ static clperm_status caps_from_env(clperm_profile *p) {
     }
     return CLPERM_SUCCESS;
 bad:
-    clperm__debug("CLPERM_TEST_PROFILE=\"%s\": expected local=BYTES, wg=N or no-atomics64, comma-separated", env);
+    clperm__debug("CLPERM_TEST_PROFILE=\"%s\": expected local=BYTES, wg=N, cache=BYTES or no-atomics64, comma-separated",
+                  env);
     return CLPERM_ERROR_INVALID_ARGUMENT;
 }
 
@@ -73,6 +77,7 @@ clperm_status clperm__profile_init(cl_platform_id platform, cl_device_id device,
     DEV_INFO(CL_DEVICE_GLOBAL_MEM_SIZE, p->global_mem_bytes);
     DEV_INFO(CL_DEVICE_MAX_MEM_ALLOC_SIZE, p->max_alloc_bytes);
     DEV_INFO(CL_DEVICE_LOCAL_MEM_SIZE, p->local_mem_bytes);
+    DEV_INFO(CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, p->cache_bytes);
     DEV_INFO(CL_DEVICE_MAX_WORK_GROUP_SIZE, p->max_work_group_size);
     if (p->compute_units == 0) p->compute_units = 1;
     if (p->max_work_group_size == 0) p->max_work_group_size = 1;
