@@ -609,6 +609,41 @@ Test(sort, large) {
         }
     }
 }
+
+/* The serial scatter's lines (cl/sort/radix_serial.cl: CPUs write through them from the sizes
+ * whose pass writes more than the device's cache holds). With the cache capped to 1 KiB every
+ * size here takes them, in blocks of their own size and of 256 keys, whose lines their
+ * neighbours share; keys of every width alone and with values, argsort and out of place. Where
+ * the device runs no serial kernels or takes no lines, the same sorts against the host. */
+Test(sort, scatter_lines_equal_host) {
+    uint64_t seed = test_seed();
+    cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
+    cr_assert_eq(setenv("CLPERM_TEST_PROFILE", "cache=1024", 1), 0);
+    static const uint64_t sizes[] = {1, 17, 1000, 4099, 65537, 100003};
+    static const struct {
+        clperm_key_type key;
+        clperm_type value;
+        int pattern, argsort, into;
+    } jobs[] = {{CLPERM_KEY_U32, 0, RANDOM, 0, 0},
+                {CLPERM_KEY_U32, CLPERM_TYPE_U32, FEW, 0, 0},
+                {CLPERM_KEY_F32, CLPERM_TYPE_U64, SPECIAL, 0, 1},
+                {CLPERM_KEY_U64, 0, RANDOM, 0, 1},
+                {CLPERM_KEY_I64, CLPERM_TYPE_U64, RANDOM, 0, 0},
+                {CLPERM_KEY_U32, CLPERM_TYPE_U32, RANDOM, 1, 0},
+                {CLPERM_KEY_I16, CLPERM_TYPE_U32, RANDOM, 0, 0}};
+    TEST_EACH_DEVICE(ctx) {
+        for (size_t ci = 2; ci <= 3; ci++) {
+            if (!apply(ctx, &configs[ci])) continue;
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+                for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
+                    sort_case c = {&configs[ci], jobs[j].key, jobs[j].value, sizes[s], jobs[j].pattern, {0, 0, 0},
+                                   seed + s, jobs[j].argsort, jobs[j].into};
+                    check_sort(ctx, &c);
+                }
+        }
+    }
+    unsetenv("CLPERM_TEST_PROFILE");
+}
 #endif
 
 /* 8- and 16-bit keys (one or two passes of 8 bits): every configuration the device runs, against

@@ -9,7 +9,15 @@
  *                         counts give: a stable scatter
  *   clperm_radix_segments one segment of the segmented sort per work-item: an insertion sort up
  *                         to SORT_SHORT keys, else LSD radix passes through tkeys (and tvals)
+ *
+ * CLPERM_SORT_WC_MIN (compilers that take clang's __builtin_nontemporal_store): from n of that
+ * many keys on, the scatter writes through lines of its own (sort_scatter_wc).
  */
+#ifdef CLPERM_SORT_WC_MIN
+#define CLPERM_SORT_WC 1
+#else
+#define CLPERM_SORT_WC 0
+#endif
 #define SORT_DIGIT(k) ((uint)(SORT_ORDER((k), px, nx) >> shift) & mask)
 
 /* Keys [begin, end) of kin (and their values; with iota, their positions) in order to kout
@@ -36,6 +44,85 @@ inline void sort_scatter_run(const __global sort_key *kin, __global sort_key *ko
 #endif
     }
 }
+
+#if CLPERM_SORT_WC
+/* Software write-combining: the places of each digit go through a 64-byte line in private memory,
+ * and a line whose places are all the block's goes out whole, past the caches, once its last place
+ * is filled. A CPU's scatter to 2^bits streams otherwise reads each line before writing it and
+ * holds its later stores behind that read. Lines the block shares with its neighbours, and lines
+ * of a buffer not aligned to 64 bytes, go out place by place. */
+#define SORT_WC_DEFINE(NAME, T)                                                                             \
+    inline void NAME##_put(ulong8 *line, ulong first, int aligned, __global T *out, ulong p, T v) {          \
+        const uint per = 64 / sizeof(T);                                                                   \
+        ((T *)line)[p % per] = v;                                                                          \
+        if (p % per != per - 1) return;                                                                    \
+        const ulong b = p + 1 - per;                                                                       \
+        if (b >= first && aligned)                                                                         \
+            __builtin_nontemporal_store(*line, (__global ulong8 *)(out + b));                              \
+        else                                                                                               \
+            for (ulong q = b >= first ? b : first; q <= p; q++) out[q] = ((T *)line)[q % per];             \
+    }                                                                                                      \
+    inline void NAME##_end(ulong8 *line, ulong first, __global T *out, ulong end) {                        \
+        const uint per = 64 / sizeof(T);                                                                  \
+        for (ulong q = end - end % per > first ? end - end % per : first; q < end; q++)                    \
+            out[q] = ((T *)line)[q % per];                                                                 \
+    }
+#if !CLPERM_SORT_LABELS
+SORT_WC_DEFINE(sort_wc_key, sort_key)
+#endif
+#if CLPERM_SORT_VALUE_BYTES
+SORT_WC_DEFINE(sort_wc_val, sort_val)
+#endif
+
+/* sort_scatter_run through the lines. */
+inline void sort_scatter_wc(const __global sort_key *kin, __global sort_key *kout, const __global sort_val *vin,
+                            __global sort_val *vout, ulong begin, ulong end, ulong *o, sort_key px, sort_key nx,
+                            uint shift, uint mask, uint iota) {
+    (void)kin, (void)kout, (void)vin, (void)vout, (void)iota;
+    ulong first[SORT_R];
+    for (uint d = 0; d < SORT_R; d++) first[d] = o[d];
+#if CLPERM_SORT_LABELS
+    ulong w = 0;
+#else
+    ulong8 kline[SORT_R];
+    const int kaligned = (ulong)kout % 64 == 0;
+#endif
+#if CLPERM_SORT_VALUE_BYTES
+    ulong8 vline[SORT_R];
+    const int valigned = (ulong)vout % 64 == 0;
+#endif
+    for (ulong i = begin; i < end; i++) {
+#if CLPERM_SORT_LABELS
+        if (i == begin || (i & 7u) == 0) w = clperm__bucket_label_word(SORT_LABEL_KEY(px, nx), i >> 3);
+        sort_key k = (sort_key)clperm__bucket_label_of(w, i);
+#else
+        sort_key k = kin[i];
+#endif
+        const uint d = SORT_DIGIT(k);
+        const ulong p = o[d]++;
+#if !CLPERM_SORT_LABELS
+        sort_wc_key_put(&kline[d], first[d], kaligned, kout, p, k);
+#endif
+#if CLPERM_SORT_VALUE_BYTES
+        sort_wc_val_put(&vline[d], first[d], valigned, vout, p, iota ? (sort_val)i : vin[i]);
+#endif
+    }
+    for (uint d = 0; d < SORT_R; d++) {
+#if !CLPERM_SORT_LABELS
+        sort_wc_key_end(&kline[d], first[d], kout, o[d]);
+#endif
+#if CLPERM_SORT_VALUE_BYTES
+        sort_wc_val_end(&vline[d], first[d], vout, o[d]);
+#endif
+    }
+    /* The lines' stores are weakly ordered: all of them before the kernel ends. */
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_sfence();
+#else
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+#endif
+}
+#endif
 
 /* Four counter sets, one per key of a group of four, so that keys of one digit in a row do not
  * wait on each other's increments. */
@@ -78,6 +165,12 @@ __kernel void clperm_radix_scatter(const __global sort_key *kin, __global sort_k
     ulong o[SORT_R];
     (void)label_xor;
     for (uint d = 0; d < SORT_R; d++) o[d] = offsets[(ulong)d * blocks + b];
+#if CLPERM_SORT_WC
+    if (n >= CLPERM_SORT_WC_MIN) {
+        sort_scatter_wc(kin + off, kout + off, vin + off, vout + off, begin, end, o, px, nx, shift, mask, iota);
+        return;
+    }
+#endif
     sort_scatter_run(kin + off, kout + off, vin + off, vout + off, begin, end, o, px, nx, shift, mask, iota);
 }
 
