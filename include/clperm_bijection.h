@@ -256,40 +256,39 @@ CLPERM_INLINE clperm_u64 clperm_feistel_invert(const clperm_bijection_key *k, cl
 }
 
 #ifdef __OPENCL_C_VERSION__
-/* The Feistel on eight values in uint8 lanes: the same function as clperm_feistel_apply, written
- * with vectors because CPU OpenCL compilers vectorise it reliably only in this form. Defining
+/* The Feistel on N values in uintN lanes (N = 8, 16): the same function as clperm_feistel_apply,
+ * written with vectors because CPU OpenCL compilers vectorise it reliably only in this form; 16
+ * lanes are two independent chains of rounds where a vector register holds eight. Defining
  * CLPERM_FEISTEL_RADIX16 promises radix <= 2^16. */
-inline uint8 clperm__feistel_hash8(uint8 v, uint key) {
-    uint8 h = v ^ key;
-    CLPERM__FMIX32(h);
-    return h;
-}
-
-inline uint8 clperm__feistel_reduce8(uint8 h, uint a) {
-    uint8 narrow = ((h >> 16) * a) >> 16;
 #ifdef CLPERM_FEISTEL_RADIX16
-    return narrow;
+#define CLPERM__FEISTEL_REDUCE(N, h, a) ((((h) >> 16) * (a)) >> 16)
 #else
-    uint8 wide = convert_uint8((convert_ulong8(h) * (ulong)a) >> 32);
-    return a <= 0x10000u ? narrow : wide;
+#define CLPERM__FEISTEL_REDUCE(N, h, a)                                                                             \
+    ((a) <= 0x10000u ? (((h) >> 16) * (a)) >> 16 : convert_uint##N((convert_ulong##N(h) * (ulong)(a)) >> 32))
 #endif
-}
-
-inline ulong8 clperm_feistel_apply8(const clperm_bijection_key *k, ulong8 x) {
-    uint h = k->right_bits, a = k->radix, rmask = clperm__bij_mask(h);
-    uint8 l = convert_uint8(x >> (ulong)h), r = convert_uint8(x) & rmask;
-    uint rounds = CLPERM__BIJ_ROUNDS(k), i = 0;
-    for (; i + 1 < rounds; i += 2) {
-        l += clperm__feistel_reduce8(clperm__feistel_hash8(r, k->keys[i]), a);
-        l = select(l, l - a, l >= a);
-        r = (r + (clperm__feistel_hash8(l, k->keys[i + 1]) >> (32u - h))) & rmask;
+#define CLPERM__FEISTEL_APPLY_N(N)                                                                                 \
+    inline uint##N clperm__feistel_hash##N(uint##N v, uint key) {                                                 \
+        uint##N h = v ^ key;                                                                                       \
+        CLPERM__FMIX32(h);                                                                                         \
+        return h;                                                                                                  \
+    }                                                                                                              \
+    inline ulong##N clperm_feistel_apply##N(const clperm_bijection_key *k, ulong##N x) {                           \
+        uint h = k->right_bits, a = k->radix, rmask = clperm__bij_mask(h);                                         \
+        uint##N l = convert_uint##N(x >> (ulong)h), r = convert_uint##N(x) & rmask;                                \
+        uint rounds = CLPERM__BIJ_ROUNDS(k), i = 0;                                                                \
+        for (; i + 1 < rounds; i += 2) {                                                                           \
+            l += CLPERM__FEISTEL_REDUCE(N, clperm__feistel_hash##N(r, k->keys[i]), a);                             \
+            l = select(l, l - a, l >= a);                                                                          \
+            r = (r + (clperm__feistel_hash##N(l, k->keys[i + 1]) >> (32u - h))) & rmask;                           \
+        }                                                                                                          \
+        if (i < rounds) {                                                                                          \
+            l += CLPERM__FEISTEL_REDUCE(N, clperm__feistel_hash##N(r, k->keys[i]), a);                             \
+            l = select(l, l - a, l >= a);                                                                          \
+        }                                                                                                          \
+        return (convert_ulong##N(l) << (ulong)h) | convert_ulong##N(r);                                            \
     }
-    if (i < rounds) {
-        l += clperm__feistel_reduce8(clperm__feistel_hash8(r, k->keys[i]), a);
-        l = select(l, l - a, l >= a);
-    }
-    return (convert_ulong8(l) << (ulong)h) | convert_ulong8(r);
-}
+CLPERM__FEISTEL_APPLY_N(8)
+CLPERM__FEISTEL_APPLY_N(16)
 #endif
 
 /* f(x) for x in the domain. */

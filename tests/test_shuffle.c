@@ -668,6 +668,28 @@ Test(shuffle, buckets_scratch_released) {
 }
 #if !CLPERM_TEST_SMALL
 Test(shuffle, buckets_work_group_sort) { check_buckets(1); }
+
+/* The label pass through the serial scatter's lines (cl/sort/radix_serial.cl: CPUs write through
+ * them from the sizes whose pass writes more than the device's cache holds), capped here to 1 KiB
+ * so that every size takes them: items of 4, 8 and 16 bytes, positions, in place. */
+Test(shuffle, buckets_scatter_lines) {
+    uint64_t seed = test_seed();
+    cr_log_info("seed %#llx (set CLPERM_TEST_SEED to replay)", (unsigned long long)seed);
+    cr_assert_eq(setenv("CLPERM_TEST_PROFILE", "cache=1024", 1), 0);
+    const config cfg = {"buckets, scatter lines", 0, 0, 0, 0, 0, 0};
+    static const uint64_t sizes[] = {257, 4097, 65537, 100003};
+    TEST_EACH_DEVICE(ctx) {
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            uint64_t n = sizes[s], sd = seed + s;
+            check_case(ctx, &cfg, 0, n, sd, &buckets_feistel, 0);
+            check_case(ctx, &cfg, 4, n, sd, &buckets_feistel, 0);
+            check_case(ctx, &cfg, 8, n, sd, &buckets_feistel, 1);
+            check_case(ctx, &cfg, 16, n, sd, &buckets_feistel, 0);
+            check_case(ctx, &cfg, 12, n, sd, &buckets_feistel, 0);
+        }
+    }
+    unsetenv("CLPERM_TEST_PROFILE");
+}
 #endif
 
 /* ---- the bijection in one's own kernel ---------------------------------------------------- */

@@ -11,7 +11,7 @@
  * CLPERM_BIJECTION_KIND and CLPERM_BIJECTION_ROUNDS (the bijection, fixed so that its rounds
  * unroll), CLPERM_BKT_STAGED (items, not positions: a work-item's loads all go out before its
  * stores), CLPERM_BKT_VEC8 (CPUs, the Feistel: each work-item takes CLPERM_BKT_ITEMS consecutive
- * outputs, eight at a time through the Feistel in vector lanes, clperm_feistel_apply8).
+ * outputs, sixteen at a time through the Feistel in vector lanes, clperm_feistel_apply16).
  *
  *   clperm_bucket_keys    work-item d of 2^CLPERM_BUCKET_BITS: the key of bucket d's bijection,
  *                         from its size and a seed of its own (clperm__bucket_seed)
@@ -107,7 +107,7 @@ inline void bkt_advance(const __global bkt_start *starts, ulong stride, ulong n,
     bkt_load_key(keys + *d, k);
 }
 
-/* clperm_bijection_walk from y = f(x) on, for f computed eight at a time (it ends at once for a
+/* clperm_bijection_walk from y = f(x) on, for f computed sixteen at a time (it ends at once for a
  * key of no items, as that does: loads of 0, above). */
 inline ulong bkt_walk_on(const clperm_bijection_key *k, ulong y) {
     while (y >= k->n && k->n != 0) y = clperm_bijection_apply(k, y);
@@ -137,21 +137,27 @@ __kernel void clperm_bucket_gather(const __global bkt_word *src, const __global 
     clperm_bijection_key k;
     bkt_load_key(keys + d, &k);
 #if CLPERM_BKT_VEC8
-    for (uint j = 0; j < CLPERM_BKT_ITEMS && first + j < n; j += 8) {
-        ulong o = first + j;
+    /* The run's places in its bucket first, sixteen at a time, then its moves in one loop: the
+     * moves are then plain loads and stores, which the CPU keeps many of in flight. */
+    ulong from[CLPERM_BKT_ITEMS];
+    const ulong end = n - first < CLPERM_BKT_ITEMS ? n : first + CLPERM_BKT_ITEMS;
+    for (ulong o = first; o < end;) {
         bkt_advance(starts, stride, n, keys, o, &d, &s, &e, &k);
-        if (o + 8 <= e) {
-            /* Eight outputs of one bucket: their first steps at once, the rare further steps of
-             * the walk one by one. */
-            ulong v[8];
-            vstore8(clperm_feistel_apply8(&k, (ulong8)(o - s) + (ulong8)(0, 1, 2, 3, 4, 5, 6, 7)), 0, v);
-            for (uint q = 0; q < 8; q++) bkt_move(src, part, dst, o + q, s + bkt_walk_on(&k, v[q]));
-        } else {
-            for (uint q = 0; q < 8 && o + q < n; q++) {
-                bkt_advance(starts, stride, n, keys, o + q, &d, &s, &e, &k);
-                bkt_move(src, part, dst, o + q, s + clperm_bijection_walk(&k, o + q - s));
-            }
+        const ulong stop = e < end ? e : end;
+        if (stop <= o) break; /* only lanes past the work-group (above) */
+        const uint m = (uint)(stop - o);
+        uint j = 0;
+        for (; j + 16 <= m; j += 16) {
+            ulong16 y = clperm_feistel_apply16(
+                &k, (ulong16)(o + j - s) + (ulong16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+            vstore16(y, 0, from + j);
+            /* The rare further steps of the walk one by one. */
+            if (any(y >= (ulong16)(k.n)))
+                for (uint q = j; q < j + 16; q++) from[q] = bkt_walk_on(&k, from[q]);
         }
+        for (; j < m; j++) from[j] = clperm_bijection_walk(&k, o + j - s);
+        for (j = 0; j < m; j++) bkt_move(src, part, dst, o + j, s + from[j]);
+        o = stop;
     }
 #elif CLPERM_BKT_STAGED
     /* The places of all of this work-item's outputs first, then their loads, then the stores:

@@ -60,17 +60,21 @@ clperm_t clperm__tile_part(const void *input, uint tile, uint lane, uint width) 
 #if CLPERM_BIJECTION_KIND != CLPERM_BIJ_FEISTEL || CLPERM_SHUF_ITEMS % 8
 #error "CLPERM_SHUF_VEC8: the Feistel bijection and a multiple of 8 items per work-item"
 #endif
-/* Indices first .. first + 7 at once: their values into w[0 .. 8), the kept ones as bits. */
-inline uint clperm__shuf_eval8(const clperm_bijection_key *key, ulong first, clperm_idx_t *w) {
-    ulong v[8];
-    vstore8(clperm_feistel_apply8(key, (ulong8)(first) + (ulong8)(0, 1, 2, 3, 4, 5, 6, 7)), 0, v);
-    uint keep = 0;
-    for (uint q = 0; q < 8; q++) {
-        w[q] = (clperm_idx_t)v[q];
-        keep |= (uint)(first + q < key->domain && v[q] < key->n) << q;
+/* Indices first .. first + N - 1 at once (N = 8, 16): their values into w[0 .. N), the kept ones
+ * as bits. */
+#define CLPERM__SHUF_EVAL_N(N, LANES)                                                                              \
+    inline uint clperm__shuf_eval##N(const clperm_bijection_key *key, ulong first, clperm_idx_t *w) {             \
+        ulong v[N];                                                                                                \
+        vstore##N(clperm_feistel_apply##N(key, (ulong##N)(first) + (ulong##N) LANES), 0, v);                       \
+        uint keep = 0;                                                                                             \
+        for (uint q = 0; q < N; q++) {                                                                             \
+            w[q] = (clperm_idx_t)v[q];                                                                             \
+            keep |= (uint)(first + q < key->domain && v[q] < key->n) << q;                                         \
+        }                                                                                                          \
+        return keep;                                                                                               \
     }
-    return keep;
-}
+CLPERM__SHUF_EVAL_N(8, (0, 1, 2, 3, 4, 5, 6, 7))
+CLPERM__SHUF_EVAL_N(16, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
 #endif
 
 #if CLPERM_SHUF_SERIAL
@@ -80,7 +84,16 @@ inline clperm_t clperm__shuf_compact(const clperm_bijection_key *key, ulong base
                                      __local clperm_t *sg_tot, __local ulong *scr) {
     uint count = 0;
     /* A serial tile is thousands of indices: unrolled in full, the rounds make a huge kernel. */
-#if CLPERM_SHUF_VEC8
+#if CLPERM_SHUF_VEC8 && CLPERM_SHUF_ITEMS % 16 == 0
+    /* Sixteen lanes: two chains of rounds in flight where a vector register holds eight. */
+#pragma unroll 1
+    for (uint j = 0; j < CLPERM_SHUF_ITEMS; j += 16) {
+        clperm_idx_t w[16];
+        uint keep = clperm__shuf_eval16(key, base + j, w);
+        for (uint q = 0; q < 16; q++)
+            if (keep & (1u << q)) stage[count++] = w[q];
+    }
+#elif CLPERM_SHUF_VEC8
 #pragma unroll 1
     for (uint j = 0; j < CLPERM_SHUF_ITEMS; j += 8) {
         clperm_idx_t w[8];

@@ -76,7 +76,7 @@ static clperm_status plan_buckets(const clperm_ctx *ctx, uint64_t n, size_t elem
     /* 16-byte items: each work-item's loads before its stores. Smaller items, more outputs per
      * work-item, have enough loads in flight without it and lose by the registers it holds. */
     p->staged = p->part == PART_ITEMS && item_bytes == 16;
-    /* CPUs: runs of outputs per work-item, the Feistel on eight at a time in vector lanes. */
+    /* CPUs: runs of outputs per work-item, the Feistel on sixteen at a time in vector lanes. */
     p->vec8 = (ctx->profile.device_type & CL_DEVICE_TYPE_CPU) && o->bijection == CLPERM_BIJECTION_FEISTEL;
     if (p->vec8) {
         p->wg = 1;
