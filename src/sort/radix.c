@@ -168,10 +168,13 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
     /* PoCL's compiler is clang, whose non-temporal stores the serial scatter's lines take, from
      * the size whose pass writes more than the device's cache holds (below, the next pass reads
      * what the cache kept: on PoCL 3.1, 2^22 u32 keys, 16 MB, sorted 1.3x slower through the
-     * lines). */
-    if (p->serial && ctx->profile.vendor == CLPERM_VENDOR_POCL)
+     * lines), at most 32 MiB: a virtual machine's CPU may report its host's cache (300 MiB on a
+     * 16-core Xeon, where 2^24 u64 pairs, 256 MB, sorted 1.9x faster through the lines). */
+    if (p->serial && ctx->profile.vendor == CLPERM_VENDOR_POCL) {
+        const cl_ulong cap = (cl_ulong)32 << 20, cache = ctx->profile.cache_bytes;
         clperm__buf_add(&o, " -DCLPERM_SORT_WC_MIN=%llu",
-                        (unsigned long long)(ctx->profile.cache_bytes / ((job->labels ? 0 : ks) + vs)));
+                        (unsigned long long)((cache && cache < cap ? cache : cap) / ((job->labels ? 0 : ks) + vs)));
+    }
     /* ptxas takes the cap only where the kernels do not require their work-group size. */
     if (p->regs) clperm__buf_add(&o, " -DCLPERM_NO_REQD_WG=1 -cl-nv-maxrregcount=%d", p->regs);
     CLPERM_TRY(clperm__buf_status(&o));
