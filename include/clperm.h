@@ -576,7 +576,9 @@ CLPERM_API const char *clperm_bijection_name(clperm_bijection bijection);
  * every permutation would be equally likely (docs/shuffle-buckets.md). What is pseudo-random:
  * the labels (SplitMix64) and the buckets' bijections, as in the bijective algorithm. Each item
  * moves twice, but both passes stream through memory (the second reads within one bucket, which
- * caches hold), where the bijective algorithm reads at random. No random access: the
+ * caches hold), where the bijective algorithm reads at random: faster once the items pass the
+ * device's cache (on an H200 at 2^28 1.9x for 4-byte items; on CPUs from 2^24 or 2^26), slower
+ * below (docs/performance.md), hence not the default. No random access: the
  * clperm_perm_index functions and clperm_bijection_init refuse it. Extra device memory: n items
  * (4-, 8- and 16-byte items, and permutations), else n 4-byte (8-byte beyond 2^32) indices,
  * kept by the context for later calls (clperm_ctx_release_scratch gives them back); in place,
