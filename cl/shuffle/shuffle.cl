@@ -75,6 +75,15 @@ clperm_t clperm__tile_part(const void *input, uint tile, uint lane, uint width) 
     }
 CLPERM__SHUF_EVAL_N(8, (0, 1, 2, 3, 4, 5, 6, 7))
 CLPERM__SHUF_EVAL_N(16, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+/* The lanes of a work-item's run: sixteen where its items allow, two chains of rounds in flight
+ * where a vector register holds eight. */
+#if CLPERM_SHUF_ITEMS % 16 == 0
+#define SHUF_LANES 16
+#define shuf_eval_lanes clperm__shuf_eval16
+#else
+#define SHUF_LANES 8
+#define shuf_eval_lanes clperm__shuf_eval8
+#endif
 #endif
 
 #if CLPERM_SHUF_SERIAL
@@ -84,21 +93,12 @@ inline clperm_t clperm__shuf_compact(const clperm_bijection_key *key, ulong base
                                      __local clperm_t *sg_tot, __local ulong *scr) {
     uint count = 0;
     /* A serial tile is thousands of indices: unrolled in full, the rounds make a huge kernel. */
-#if CLPERM_SHUF_VEC8 && CLPERM_SHUF_ITEMS % 16 == 0
-    /* Sixteen lanes: two chains of rounds in flight where a vector register holds eight. */
+#if CLPERM_SHUF_VEC8
 #pragma unroll 1
-    for (uint j = 0; j < CLPERM_SHUF_ITEMS; j += 16) {
-        clperm_idx_t w[16];
-        uint keep = clperm__shuf_eval16(key, base + j, w);
-        for (uint q = 0; q < 16; q++)
-            if (keep & (1u << q)) stage[count++] = w[q];
-    }
-#elif CLPERM_SHUF_VEC8
-#pragma unroll 1
-    for (uint j = 0; j < CLPERM_SHUF_ITEMS; j += 8) {
-        clperm_idx_t w[8];
-        uint keep = clperm__shuf_eval8(key, base + j, w);
-        for (uint q = 0; q < 8; q++)
+    for (uint j = 0; j < CLPERM_SHUF_ITEMS; j += SHUF_LANES) {
+        clperm_idx_t w[SHUF_LANES];
+        uint keep = shuf_eval_lanes(key, base + j, w);
+        for (uint q = 0; q < SHUF_LANES; q++)
             if (keep & (1u << q)) stage[count++] = w[q];
     }
 #else
@@ -256,9 +256,9 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_shuffle_count(CLPERM_BIJECTION_KEY_PARA
         ulong first = t * CLPERM_SHUF_TILE + (ulong)lid * CLPERM_SHUF_ITEMS;
 #if CLPERM_SHUF_VEC8
 #pragma unroll 1
-        for (uint j = 0; j < CLPERM_SHUF_ITEMS; j += 8) {
-            clperm_idx_t w[8];
-            acc += popcount(clperm__shuf_eval8(&key, first + j, w));
+        for (uint j = 0; j < CLPERM_SHUF_ITEMS; j += SHUF_LANES) {
+            clperm_idx_t w[SHUF_LANES];
+            acc += popcount(shuf_eval_lanes(&key, first + j, w));
         }
 #else
 #pragma unroll 1

@@ -20,23 +20,28 @@
 #endif
 #define SORT_DIGIT(k) ((uint)(SORT_ORDER((k), px, nx) >> shift) & mask)
 
+/* Key i of a block that starts at begin: in label programs drawn, a word of labels per eight
+ * items (*w), else read. */
+inline sort_key sort_block_key(const __global sort_key *kin, ulong begin, ulong i, ulong *w, sort_key px, sort_key nx) {
+#if CLPERM_SORT_LABELS
+    (void)kin;
+    if (i == begin || (i & 7u) == 0) *w = clperm__bucket_label_word(SORT_LABEL_KEY(px, nx), i >> 3);
+    return (sort_key)clperm__bucket_label_of(*w, i);
+#else
+    (void)begin, (void)w, (void)px, (void)nx;
+    return kin[i];
+#endif
+}
+
 /* Keys [begin, end) of kin (and their values; with iota, their positions) in order to kout
  * (vout) at o[digit]++: a stable scatter. */
 inline void sort_scatter_run(const __global sort_key *kin, __global sort_key *kout, const __global sort_val *vin,
                              __global sort_val *vout, ulong begin, ulong end, ulong *o, sort_key px, sort_key nx,
                              uint shift, uint mask, uint iota) {
     (void)vin, (void)vout, (void)iota;
-#if CLPERM_SORT_LABELS
-    ulong w = 0; /* the labels of i's eight */
-    (void)kin;
-#endif
+    ulong w = 0; /* label programs: the labels of i's eight */
     for (ulong i = begin; i < end; i++) {
-#if CLPERM_SORT_LABELS
-        if (i == begin || (i & 7u) == 0) w = clperm__bucket_label_word(SORT_LABEL_KEY(px, nx), i >> 3);
-        sort_key k = (sort_key)clperm__bucket_label_of(w, i);
-#else
-        sort_key k = kin[i];
-#endif
+        sort_key k = sort_block_key(kin, begin, i, &w, px, nx);
         ulong p = o[SORT_DIGIT(k)]++;
         if (!CLPERM_SORT_LABELS) kout[p] = k;
 #if CLPERM_SORT_VALUE_BYTES
@@ -81,9 +86,8 @@ inline void sort_scatter_wc(const __global sort_key *kin, __global sort_key *kou
     (void)kin, (void)kout, (void)vin, (void)vout, (void)iota;
     ulong first[SORT_R];
     for (uint d = 0; d < SORT_R; d++) first[d] = o[d];
-#if CLPERM_SORT_LABELS
-    ulong w = 0;
-#else
+    ulong w = 0; /* label programs: the labels of i's eight */
+#if !CLPERM_SORT_LABELS
     ulong8 kline[SORT_R];
     const int kaligned = (ulong)kout % 64 == 0;
 #endif
@@ -92,12 +96,7 @@ inline void sort_scatter_wc(const __global sort_key *kin, __global sort_key *kou
     const int valigned = (ulong)vout % 64 == 0;
 #endif
     for (ulong i = begin; i < end; i++) {
-#if CLPERM_SORT_LABELS
-        if (i == begin || (i & 7u) == 0) w = clperm__bucket_label_word(SORT_LABEL_KEY(px, nx), i >> 3);
-        sort_key k = (sort_key)clperm__bucket_label_of(w, i);
-#else
-        sort_key k = kin[i];
-#endif
+        const sort_key k = sort_block_key(kin, begin, i, &w, px, nx);
         const uint d = SORT_DIGIT(k);
         const ulong p = o[d]++;
 #if !CLPERM_SORT_LABELS
