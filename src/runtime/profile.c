@@ -52,8 +52,8 @@ static clperm_status caps_from_env(clperm_profile *p) {
     }
     return CLPERM_SUCCESS;
 bad:
-    clperm__debug("CLPERM_TEST_PROFILE=\"%s\": expected local=BYTES, wg=N, cache=BYTES or no-atomics64, comma-separated",
-                  env);
+    clperm__debug("CLPERM_TEST_PROFILE=\"%s\": expected local=BYTES, wg=N, cache=BYTES or no-atomics64, "
+                  "comma-separated", env);
     return CLPERM_ERROR_INVALID_ARGUMENT;
 }
 
