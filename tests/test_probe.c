@@ -63,7 +63,8 @@ Test(probe, loop_limit_agrees_with_a_plain_kernel) {
 /* Where loops are capped: single-pass look-back and serial kernels are refused, and the defaults
  * are right past the cap: the cases that were wrong on Rusticl's llvmpipe before the probe (the
  * permutation at n = 4,194,321, fills of generators shared by 32 and 64 work-items, the transpose
- * of 1,000,003 x 3, the segmented sort of long segments, the scan). */
+ * of 1,000,003 x 3, the segmented sort of long segments, the scan), and the sort and the bucket
+ * shuffle, whose serial kernels take blocks short enough for the cap. */
 Test(probe, capped_devices_refuse_or_compute_right) {
     TEST_EACH_DEVICE(ctx) {
         clperm_profile p;
@@ -92,6 +93,35 @@ Test(probe, capped_devices_refuse_or_compute_right) {
         cr_assert_eq(clperm_permutation_host(CLPERM_TYPE_U32, want, n, 77, NULL), CLPERM_SUCCESS);
         cr_assert_eq(memcmp(got, want, n * 4), 0, "%s: permutation of %llu differs from the host's",
                      test_device_label(ctx), (unsigned long long)n);
+        /* The bucket shuffle's partition and the device-wide sort, whose serial kernels (CPUs) walk
+         * a block a work-item: blocks of n / (8 compute units) would pass the cap. */
+        const clperm_shuffle_opts buckets = {CLPERM_BIJECTION_FEISTEL, 0, CLPERM_SHUFFLE_BUCKETS};
+        cr_assert_eq(clperm_permutation(ctx, CLPERM_TYPE_U32, d, n, 78, &buckets, 0, NULL, NULL), CLPERM_SUCCESS);
+        cr_assert_eq(test_read(ctx, d, n * 4, got), 0);
+        cr_assert_eq(clperm_permutation_host(CLPERM_TYPE_U32, want, n, 78, &buckets), CLPERM_SUCCESS);
+        cr_assert_eq(memcmp(got, want, n * 4), 0, "%s: bucket permutation of %llu differs from the host's",
+                     test_device_label(ctx), (unsigned long long)n);
+        {
+            uint32_t *keys = malloc(n * 4), *back = malloc(n * 4);
+            cr_assert(keys && back);
+            test_fill_random(keys, n * 4, 41);
+            cl_mem dk = test_buffer(ctx, n * 4, keys), dv = test_buffer(ctx, n * 4, got);
+            cr_assert(dk && dv);
+            clperm_sort_request req = {CLPERM_KEY_U32, dk, CLPERM_TYPE_U32, dv, n, {0, 0, 0}, NULL, NULL, 0};
+            cr_assert_eq(clperm_sort(ctx, &req, 0, NULL, NULL), CLPERM_SUCCESS);
+            clperm_sort_host_request hr = {CLPERM_KEY_U32, keys, CLPERM_TYPE_U32, got, n, {0, 0, 0}};
+            cr_assert_eq(clperm_sort_host(&hr), CLPERM_SUCCESS);
+            cr_assert_eq(test_read(ctx, dk, n * 4, back), 0);
+            cr_assert_eq(memcmp(back, keys, n * 4), 0, "%s: sort of %llu keys differs from the host's",
+                         test_device_label(ctx), (unsigned long long)n);
+            cr_assert_eq(test_read(ctx, dv, n * 4, back), 0);
+            cr_assert_eq(memcmp(back, got, n * 4), 0, "%s: the values of the sort of %llu keys differ",
+                         test_device_label(ctx), (unsigned long long)n);
+            clReleaseMemObject(dk);
+            clReleaseMemObject(dv);
+            free(keys);
+            free(back);
+        }
 
         const uint64_t m = (1u << 20) + 5;
         for (int k = 32; k <= 64; k *= 2) {

@@ -136,7 +136,8 @@ Test(tuning, rows_apply_in_order) {
     clperm__tuning_init(&p, &t);
     cr_assert_eq(t.scan.kernel, CLPERM_KERNEL_WORK_GROUP, "capped loops: work-group kernels over the CPUs' serial ones");
     cr_assert_eq(t.rng.kernel, CLPERM_KERNEL_WORK_GROUP);
-    cr_assert_eq(t.sort.kernel, CLPERM_KERNEL_WORK_GROUP);
+    cr_assert_eq(t.sort.kernel, CLPERM_KERNEL_SERIAL, "capped loops: the sort's serial passes, in blocks under the cap");
+    cr_assert_eq(t.sort.wg_size_32, 64, "capped loops: the segmented sort's work-group kernels");
     cr_assert_eq(t.permute.kernel, CLPERM_PERMUTE_KERNEL_LOCAL);
     cr_assert_eq(t.tile.auto_sort, CLPERM_TILE_SORT_BITONIC, "the CPUs' tile sort stays");
 }

@@ -79,7 +79,17 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
     if (aparam == CLPERM__SORT_COUNTING) aparam = 0; /* jobs the counting sort does not take */
     memset(p, 0, sizeof *p);
     p->trace = trace;
-    p->serial = (kparam ? kparam : clperm__table_kernel(ctx, tune->kernel)) == CLPERM_KERNEL_SERIAL;
+    /* Where a kernel's loops are capped (loop_limit), a serial pass kernel walks its block once or
+     * twice and the digits a few times: blocks of at most an eighth of the cap keep it far inside.
+     * The segmented sort's serial kernels walk whole segments, so it keeps the work-group kernels
+     * there, as every sort does where the cap leaves less than 4096 keys a block. */
+    const uint64_t block_cap = (uint64_t)ctx->profile.loop_limit / 8 / 256 * 256;
+    int kind = kparam ? kparam : tune->kernel;
+    if (kind == CLPERM_KERNEL_SERIAL && ctx->profile.loop_limit && (job->segmented || block_cap < 4096)) {
+        CLPERM_RETURN_IF(kparam == CLPERM_KERNEL_SERIAL, CLPERM_ERROR_UNSUPPORTED);
+        kind = CLPERM_KERNEL_WORK_GROUP;
+    }
+    p->serial = kind == CLPERM_KERNEL_SERIAL;
     p->algorithm = aparam ? aparam : (!p->serial && clperm__onesweep_runs(&ctx->profile) ? 2 : 1);
     if ((p->algorithm == 2 || trace) && p->serial) {
         /* Onesweep and the trace run work-group kernels. */
@@ -99,6 +109,10 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
         p->wg = 1;
         uint64_t per = (n + 8 * (uint64_t)ctx->profile.compute_units - 1) / (8 * (uint64_t)ctx->profile.compute_units);
         p->tile = param_items ? 256 * (uint64_t)param_items : (per < 4096 ? 4096 : (per + 255) / 256 * 256);
+        if (ctx->profile.loop_limit && p->tile > block_cap) {
+            CLPERM_RETURN_IF(param_items, CLPERM_ERROR_UNSUPPORTED);
+            p->tile = block_cap;
+        }
     } else {
         clperm_sg_impl impl;
         cl_uint width;

@@ -147,6 +147,7 @@ static clperm_status segmented_checked(clperm_ctx *ctx, const clperm_sort_reques
                                        cl_uint num_events, const cl_event *events, cl_event *event) {
     clperm__radix_job job;
     CLPERM_TRY(clperm__sort_check_request(ctx, req, 1, &job));
+    job.segmented = 1;
     CLPERM_RETURN_IF(!CLPERM_KEY_TILES(job.key_type), CLPERM_ERROR_INVALID_TYPE); /* the tile networks' keys */
     CLPERM_RETURN_IF(job.argsort, CLPERM_ERROR_INVALID_ARGUMENT); /* clperm_sort's alone */
     CLPERM_RETURN_IF(!segs, CLPERM_ERROR_INVALID_ARGUMENT);

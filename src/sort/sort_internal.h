@@ -34,6 +34,7 @@ typedef struct clperm__radix_job {
                   * stay in the temp buffers */
     int segments; /* for clperm_radix_segments (a segment a work-group): values, where it has
                    * any, go through local memory beside the keys (CLPERM_SORT_JOINT) */
+    int segmented; /* a job of the segmented sort, whose serial kernels walk whole segments */
 } clperm__radix_job;
 
 /* How it runs on the context's device. */
