@@ -85,10 +85,8 @@ clperm_status clperm__radix_plan_job(const clperm_ctx *ctx, const clperm__radix_
      * there, as every sort does where the cap leaves less than 4096 keys a block. */
     const uint64_t block_cap = (uint64_t)ctx->profile.loop_limit / 8 / 256 * 256;
     int kind = kparam ? kparam : tune->kernel;
-    if (kind == CLPERM_KERNEL_SERIAL && ctx->profile.loop_limit && (job->segmented || block_cap < 4096)) {
-        CLPERM_RETURN_IF(kparam == CLPERM_KERNEL_SERIAL, CLPERM_ERROR_UNSUPPORTED);
-        kind = CLPERM_KERNEL_WORK_GROUP;
-    }
+    if (kind == CLPERM_KERNEL_SERIAL && ctx->profile.loop_limit && (job->segmented || block_cap < 4096))
+        kind = CLPERM_KERNEL_WORK_GROUP; /* (the parameter cannot ask for serial kernels there) */
     p->serial = kind == CLPERM_KERNEL_SERIAL;
     p->algorithm = aparam ? aparam : (!p->serial && clperm__onesweep_runs(&ctx->profile) ? 2 : 1);
     if ((p->algorithm == 2 || trace) && p->serial) {
