@@ -346,6 +346,11 @@ inline uint sort_bits_of(sort_key k, uint shift, uint bits) {
 
 /* ---- histogram of every pass ---------------------------------------------------------------- */
 
+/* 1: where a work-item's keys of a full tile share a digit, one atomic counts them all. Keys of
+ * at most 32 bits: on the H200 the histogram of 2^28 u32 keys below 2^20 took 0.40 ms with it
+ * against 0.44, that of u64 keys below 2^32 0.76 against 0.66. */
+#define SORT_HIST_SHARED (CLPERM_SORT_KEY_BYTES <= 4)
+
 /* hist[2 * (p * R + d)] and [... + 1]: the low and high words of the count of digit d in pass p,
  * for the passes over bits [lo, hi). */
 __kernel CLPERM_KERNEL_ATTRS void clperm_radix_histogram(const __global sort_key *keys, ulong off, ulong n,
@@ -367,16 +372,27 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_radix_histogram(const __global sort_key
         for (uint b = 0; b < m; b++) atomic_inc(&lh[(clperm__bucket_label_of(w, b) >> lo) & lmask]);
     }
 #else
-    /* A tile's keys in their ordered form; a full tile loads and counts them without a test a key. */
+    /* A tile's keys in their ordered form; a full tile loads and counts them without a test a key,
+     * and a digit its work-item's keys share (one that does not vary over the keys, as the high
+     * digits of small keys) with one atomic (SORT_HIST_SHARED). */
     const ulong stride = (ulong)get_num_groups(0) * SORT_TILE;
     for (ulong base = (ulong)get_group_id(0) * SORT_TILE; base < n; base += stride) {
         sort_key k[SORT_ITEMS];
         const uint valid = (uint)min((ulong)SORT_TILE, n - base);
         const int full = valid == SORT_TILE;
         const __global sort_key *kt = keys + base + lid;
+        sort_key all = 0, any = 0;
         if (full) {
 SORT_UNROLL
             for (uint j = 0; j < SORT_ITEMS; j++) k[j] = SORT_ORDER(kt[j * SORT_WG], px, nx);
+#if SORT_HIST_SHARED
+            all = k[0];
+SORT_UNROLL
+            for (uint j = 0; j < SORT_ITEMS; j++) {
+                all &= k[j];
+                any |= k[j];
+            }
+#endif
         } else {
 SORT_UNROLL
             for (uint j = 0; j < SORT_ITEMS; j++)
@@ -385,7 +401,9 @@ SORT_UNROLL
         for (uint p = 0; p < passes; p++) {
             const uint shift = lo + p * CLPERM_SORT_BITS, bits = min((uint)CLPERM_SORT_BITS, hi - shift);
             __local uint *h = lh + p * SORT_R;
-            if (full) {
+            if (SORT_HIST_SHARED && full && sort_bits_of(all ^ any, shift, bits) == 0) {
+                atomic_add(&h[sort_bits_of(all, shift, bits)], SORT_ITEMS);
+            } else if (full) {
 SORT_UNROLL
                 for (uint j = 0; j < SORT_ITEMS; j++) atomic_inc(&h[sort_bits_of(k[j], shift, bits)]);
             } else {
