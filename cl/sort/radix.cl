@@ -381,18 +381,14 @@ __kernel CLPERM_KERNEL_ATTRS void clperm_radix_histogram(const __global sort_key
         const uint valid = (uint)min((ulong)SORT_TILE, n - base);
         const int full = valid == SORT_TILE;
         const __global sort_key *kt = keys + base + lid;
-        sort_key all = 0, any = 0;
+        sort_key all = (sort_key)~(sort_key)0, any = 0; /* of its keys, in a full tile */
         if (full) {
 SORT_UNROLL
-            for (uint j = 0; j < SORT_ITEMS; j++) k[j] = SORT_ORDER(kt[j * SORT_WG], px, nx);
-#if SORT_HIST_SHARED
-            all = k[0];
-SORT_UNROLL
             for (uint j = 0; j < SORT_ITEMS; j++) {
+                k[j] = SORT_ORDER(kt[j * SORT_WG], px, nx);
                 all &= k[j];
                 any |= k[j];
             }
-#endif
         } else {
 SORT_UNROLL
             for (uint j = 0; j < SORT_ITEMS; j++)
